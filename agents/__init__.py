@@ -1,0 +1,1 @@
+"""Policies and training (GRPO, SFT) for awm_gym worlds."""

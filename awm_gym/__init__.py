@@ -1,0 +1,45 @@
+"""awm_gym: Agent World Model worlds as fast, batched Gymnasium environments.
+
+Importing the package registers the built-in worlds (``AWM/spotify-v0``, ``AWM/mix-v0``).
+
+Example:
+    >>> import gymnasium as gym, awm_gym
+    >>> env = gym.make("AWM/spotify-v0")
+    >>> obs, info = env.reset(seed=0)
+    >>> isinstance(obs, str)
+    True
+    >>> env.close()
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .config import EnvConfig, RewardConfig
+from .errors import (AWMGymError, EnvUsageError, ToolHostError, UnknownWorldError,
+                     VerifierError, WorldLoadError, WorldSetFormatError)
+from .registration import BUILTIN_WORLDS_DIR, get_world_set, register_worlds
+from .worldset import WorldSet, load_world_set, normalize_scenario_name
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+__all__ = [
+    "AWMGymError", "BUILTIN_WORLDS_DIR", "EnvConfig", "EnvUsageError", "RewardConfig",
+    "ToolHostError", "UnknownWorldError", "VerifierError", "WorldLoadError", "WorldSet",
+    "WorldSetFormatError", "get_world_set", "load_world_set", "normalize_scenario_name",
+    "register_worlds", "check_world",
+]
+
+__version__ = "0.1.0"
+
+
+def check_world(*args, **kwargs):  # noqa: ANN002, ANN003 - thin lazy alias, see awm_gym.check
+    """Check a world set; see :func:`awm_gym.check.check_world`."""
+    from .check import check_world as _check_world
+
+    return _check_world(*args, **kwargs)
+
+
+from .registration import _register_builtins  # noqa: E402
+
+_register_builtins()

@@ -1,0 +1,78 @@
+"""Configuration of an environment: episode limits, timeouts, verifiers, rewards and the clock.
+
+Built once at the edge (``gym.make`` / ``gym.make_vec`` keyword arguments, or the CLI) and passed
+down; nothing below reads environment variables.
+
+Example:
+    >>> EnvConfig(max_episode_steps=10).rewards.format_error
+    -1.0
+    >>> EnvConfig(verifier_mode="both")
+    Traceback (most recent call last):
+    ...
+    ValueError: EnvConfig.verifier_mode='both': choose one of 'auto', 'code', 'sql'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .clock import DEFAULT_FROZEN_NOW
+
+__all__ = ["EnvConfig", "RewardConfig"]
+
+_VERIFIER_MODES = ("auto", "code", "sql")
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    """Reward per outcome (OpenEnv's AWM preset; awm.md 4.4)."""
+
+    complete: float = 1.0
+    """A verifier (or, later, the judge) says the task is complete."""
+    incomplete: float = 0.1
+    """The LLM judge's partial credit (sql mode only; code verifiers have no partial label)."""
+    others: float = 0.0
+    """A code verifier says anything but complete; also agent_error / server_error judge labels."""
+    format_error: float = -1.0
+    """A malformed action; the episode terminates."""
+    truncated: float = 0.0
+    """The step limit was reached before a final answer."""
+    unscored: float = 0.0
+    """Reward given while a result cannot be scored (verifier error, no verifier, awaiting
+    judgement). ``info["reward_valid"]`` is False then: leave such episodes out of statistics."""
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """How instances of a world behave."""
+
+    max_episode_steps: int = 30
+    """Turns before truncation (AWM's agent default: 30)."""
+    tool_timeout_s: float = 10.0
+    """Wall-clock limit of one tool call (fastapi_mcp's own HTTP timeout is 10 s)."""
+    verifier_timeout_s: float = 10.0
+    """Wall-clock limit of one verifier run."""
+    verifier_workers: int = 2
+    """Worker processes that run verifiers (started on first use)."""
+    verifier_mode: str = "auto"
+    """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
+    task has one, else sql)."""
+    clock: str = DEFAULT_FROZEN_NOW
+    """The instant 'now' is frozen at, for seed rows and tool code (UTC)."""
+    cache_dir: str | None = None
+    """Template database cache; None means $AWM_GYM_CACHE or ~/.cache/awm_gym."""
+    max_text_length: int = 100_000
+    """Longest observation or action the spaces accept, in characters."""
+    rewards: RewardConfig = field(default_factory=RewardConfig)
+    """Reward per outcome."""
+
+    def __post_init__(self) -> None:
+        if self.verifier_mode not in _VERIFIER_MODES:
+            raise ValueError(f"EnvConfig.verifier_mode={self.verifier_mode!r}: choose one of "
+                             f"{', '.join(map(repr, _VERIFIER_MODES))}.")
+        for name in ("max_episode_steps", "verifier_workers", "max_text_length"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")
+        for name in ("tool_timeout_s", "verifier_timeout_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")

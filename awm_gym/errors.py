@@ -1,0 +1,58 @@
+"""Errors raised by awm_gym, one class per boundary a failure can cross.
+
+::
+
+    AWMGymError
+     +-- WorldSetFormatError   a world-set file is malformed (names file, line and key)
+     +-- UnknownWorldError     a world or env id that is not registered / not in the set
+     +-- WorldLoadError        a world's generated code or template database cannot be built
+     +-- ToolHostError         the tool layer was misused by the caller (not by generated code)
+     +-- VerifierError         the verifier pool itself failed (not a verifier crash: that is data)
+     +-- EnvUsageError         a programmer mistake at the env API edge (wrong action count, mask...)
+
+A bad rollout is data, not a crash: nothing the model or the generated code does raises out of
+``step``. These errors are for programmer mistakes and broken inputs.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AWMGymError",
+    "WorldSetFormatError",
+    "UnknownWorldError",
+    "WorldLoadError",
+    "ToolHostError",
+    "VerifierError",
+    "EnvUsageError",
+]
+
+
+class AWMGymError(Exception):
+    """Base class of every error awm_gym raises on purpose."""
+
+
+class WorldSetFormatError(AWMGymError, ValueError):
+    """A world-set file is malformed; the message names the file, the line and the key."""
+
+
+class UnknownWorldError(AWMGymError, KeyError):
+    """A world name or Gymnasium id that does not exist; the message suggests close names."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable
+        return str(self.args[0]) if self.args else ""
+
+
+class WorldLoadError(AWMGymError, RuntimeError):
+    """A world's generated code or template database could not be built."""
+
+
+class ToolHostError(AWMGymError, RuntimeError):
+    """The tool layer was used wrongly by the caller (never raised for generated-code faults)."""
+
+
+class VerifierError(AWMGymError, RuntimeError):
+    """The verifier worker pool itself failed or was misused (a crashing verifier is data)."""
+
+
+class EnvUsageError(AWMGymError, ValueError):
+    """A programmer mistake at the env API edge: wrong number of actions, bad reset_mask, ..."""

@@ -1,0 +1,1 @@
+"""Synthesis pipeline (AWM stages) against any OpenAI-compatible endpoint."""
