@@ -54,6 +54,10 @@ class EnvConfig:
     """Wall-clock limit of one verifier run."""
     verifier_workers: int = 2
     """Worker processes that run verifiers (started on first use)."""
+    num_workers: int = 0
+    """Worker processes to shard instances over (vector env only). 0 runs everything in the
+    caller's process, the fastest for well-behaved worlds; k >= 1 isolates crashes and lets
+    instances use k cores (see docs/benchmarks.md)."""
     verifier_mode: str = "auto"
     """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
     task has one, else sql)."""
@@ -70,6 +74,9 @@ class EnvConfig:
         if self.verifier_mode not in _VERIFIER_MODES:
             raise ValueError(f"EnvConfig.verifier_mode={self.verifier_mode!r}: choose one of "
                              f"{', '.join(map(repr, _VERIFIER_MODES))}.")
+        if self.num_workers < 0:
+            raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
+                             "(0 = run in the caller's process).")
         for name in ("max_episode_steps", "verifier_workers", "max_text_length"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")

@@ -112,6 +112,10 @@ class WorldRuntime:
             text = self._tools_text[world] = format_tools_text(self._prepared[world].host.tools)
         return text
 
+    def tools(self, world: str) -> list[dict[str, Any]]:
+        """``world``'s tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
+        return [t.to_dict() for t in self._prepared[world].host.tools]
+
     def instance_world(self, i: int) -> tuple[str, int]:
         inst = self._instances[i]
         return inst.world, inst.task_idx

@@ -80,7 +80,7 @@ class AWMVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.DISABLED, "render_modes": []}
 
     num_envs: int
-    runtime: WorldRuntime
+    runtime: WorldRuntime  # or workers.ShardedRuntime when num_workers > 0
     config: EnvConfig
 
     def __init__(self, num_envs: int = 1, world_set: str | None = None,
@@ -94,7 +94,13 @@ class AWMVectorEnv(VectorEnv):
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         ws, names = resolve_worlds(world_set, worlds)
         self.num_envs = num_envs
-        self.runtime = WorldRuntime(ws, names, num_envs, self.config)
+        if self.config.num_workers:
+            from .workers import ShardedRuntime
+
+            self.runtime = ShardedRuntime(ws, names, num_envs, self.config,
+                                          self.config.num_workers)
+        else:
+            self.runtime = WorldRuntime(ws, names, num_envs, self.config)
         self.single_observation_space = UnicodeText(self.config.max_text_length)
         self.single_action_space = UnicodeText(self.config.max_text_length)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
@@ -116,8 +122,7 @@ class AWMVectorEnv(VectorEnv):
 
     def tools(self, i: int) -> list[dict[str, Any]]:
         """Instance ``i``'s tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
-        world = self.runtime.instance_world(i)[0]
-        return [t.to_dict() for t in self.runtime.prepared(world).host.tools]
+        return self.runtime.tools(self.runtime.instance_world(i)[0])
 
     # -- Gymnasium API ----------------------------------------------------------------------------
     def _per_env(self, value: Any, name: str, mask: np.ndarray) -> list[Any]:
