@@ -18,9 +18,16 @@ A :class:`ToolHost` owns one world's app in this process:
    loop a real server would run them on. They are listed in :attr:`ToolHost.defects`.
 
 Example:
-    >>> from awm_gym.worldset import load_world_set
-    >>> from awm_gym.template_db import build_template
-    >>> world = load_world_set(BUILTIN_WORLDS_DIR)["spotify"]          # doctest: +SKIP
+    >>> from awm_gym import EnvConfig, get_world_set
+    >>> from awm_gym.runtime import get_prepared_world
+    >>> from awm_gym.db_routing import DatabaseSlot
+    >>> from awm_gym.template_db import open_database
+    >>> world = get_prepared_world(get_world_set()["spotify"], EnvConfig())
+    >>> slot = DatabaseSlot(open_database(world.template, FrozenClock()))
+    >>> print(world.host.call(slot, "get_track", {"track_id": "x"}).text)
+    Input validation error: 'x' is not of type 'integer'
+    >>> world.host.call(slot, "get_track", {"track_id": 999999}).text
+    'Error calling get_track. Status code: 500. Response: Internal Server Error'
 """
 
 from __future__ import annotations
