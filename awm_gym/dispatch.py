@@ -485,9 +485,11 @@ def _to_result(tool: str, status: int, payload: Any, detail: str | None,
             text = body_text
     else:
         try:
-            body_text = json.dumps(payload, ensure_ascii=False, allow_nan=False,
-                                   separators=(",", ":"))
-            text = json.dumps(payload, indent=2, ensure_ascii=False)
+            if 400 <= status < 600:  # the compact body JSONResponse sends is shown only on errors
+                body_text = text = json.dumps(payload, ensure_ascii=False, allow_nan=False,
+                                              separators=(",", ":"))
+            else:
+                text = json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False)
         except (ValueError, TypeError) as e:  # the server's JSONResponse would fail: a 500
             status, body_text, text, detail = 500, _INTERNAL_ERROR, _INTERNAL_ERROR, _describe(e)
     if 400 <= status < 600:
