@@ -120,6 +120,9 @@ def _check_task(runtime, world, t: int) -> TaskReport:  # noqa: ANN001
             issues.append(f"reference call {k} ({call.tool}) failed: "
                           f"{out.info.get('error') or out.observation[:300]}")
         if out.terminated or out.truncated:
+            issues.append(f"the reference solution was cut off at call {k} ({call.tool}): "
+                          + ("the step limit was reached" if out.truncated else
+                             "the episode ended"))
             break
     else:
         [out] = runtime.step([0], [solution.final_answer or "Done."])
@@ -137,7 +140,7 @@ def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,
     """Check every world (or ``worlds``) of the world set at ``path`` (built-ins when None).
 
     Returns:
-        One :class:`WorldReport` per world, in name order. A world that cannot load gets a
+        One :class:`WorldReport` per world: in name order, or in the order of ``worlds``. A world that cannot load gets a
         report with ``load_error`` set; the others are still checked.
     """
     from .runtime import WorldRuntime

@@ -31,7 +31,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from .check import check_world
 
-    reports = check_world(args.path, args.world or None)
+    from .config import EnvConfig
+
+    config = EnvConfig(max_episode_steps=1000, verifier_timeout_s=args.verifier_timeout,
+                       tool_timeout_s=args.tool_timeout)
+    reports = check_world(args.path, args.world or None, config=config)
     for report in reports:
         print(report.summary())
     bad = [r.world for r in reports if not r.ok]
@@ -58,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check worlds: template, defects, tasks proved")
     p.add_argument("path", nargs="?", default=None, help="world set directory (default: built-in)")
     p.add_argument("--world", action="append", help="check only this world (repeatable)")
+    p.add_argument("--verifier-timeout", type=float, default=10.0,
+                   help="seconds per verifier run (default: 10)")
+    p.add_argument("--tool-timeout", type=float, default=10.0,
+                   help="seconds per tool call (default: 10)")
     p.set_defaults(func=_cmd_check)
     p = sub.add_parser("demo", help="replay reference solutions through a vector env")
     p.add_argument("path", nargs="?", default=None, help="world set directory (default: built-in)")

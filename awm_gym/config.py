@@ -67,6 +67,9 @@ class EnvConfig:
     """Template database cache; None means $AWM_GYM_CACHE or ~/.cache/awm_gym."""
     max_text_length: int = 100_000
     """Longest observation or action the spaces accept, in characters."""
+    record_timings: bool = False
+    """Add ``tool_time_s`` / ``verify_time_s`` to ``info`` (off by default: timings differ
+    between runs, and Gymnasium's checker requires deterministic infos)."""
     rewards: RewardConfig = field(default_factory=RewardConfig)
     """Reward per outcome."""
 

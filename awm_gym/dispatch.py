@@ -284,6 +284,7 @@ class Operation:
         from fastapi.dependencies.utils import request_body_to_args
         from fastapi.encoders import jsonable_encoder
         from fastapi.routing import serialize_response
+        from fastapi.utils import is_body_allowed_for_status_code
         from starlette.exceptions import HTTPException
         from starlette.responses import Response
 
@@ -334,7 +335,10 @@ class Operation:
                     exclude_defaults=route.response_model_exclude_defaults,
                     exclude_none=route.response_model_exclude_none, is_coroutine=True))
                 _exit_dependencies(exits, None)
-                return route.status_code or 200, content, None
+                status = route.status_code or 200
+                if not is_body_allowed_for_status_code(status):  # FastAPI drops the body
+                    return status, _ResponseBody(b""), None
+                return status, content, None
             except (ToolCallTimeout, _NeedsLoop):
                 raise
             except HTTPException as e:

@@ -151,8 +151,9 @@ class WorldRuntime:
               ) -> list[tuple[str, dict[str, Any]]]:
         """Reset the given instances; returns ``(observation, info)`` for each."""
         out = []
-        for i, seed, t, w in zip(indices, seeds, task_idx, worlds, strict=True):
-            world, task = self.choose_task(seed, w, t)
+        chosen = [self.choose_task(seed, w, t)  # check every instance before touching any
+                  for seed, t, w in zip(seeds, task_idx, worlds, strict=True)]
+        for i, seed, (world, task) in zip(indices, seeds, chosen, strict=True):
             inst = self._instances[i]
             template = self._prepared[world].template
             if inst.slot is None or inst.slot_world != world:
@@ -204,14 +205,20 @@ class WorldRuntime:
             text = self.tools_text(inst.world)
         else:
             assert isinstance(parsed, ToolCall)
-            result = self._prepared[inst.world].host.call(inst.slot, parsed.tool, parsed.arguments)
+            result = self._prepared[inst.world].host.call(
+                inst.slot, parsed.tool, parsed.arguments, timeout_s=self.config.tool_timeout_s)
             text = f"Error: {result.text}" if result.is_error else result.text
             info.update({K.ACTION_KIND: "tool_call", K.TOOL: parsed.tool,
                          K.TOOL_OUTCOME: result.outcome,
-                         K.TOOL_STATUS: -1 if result.status_code is None else result.status_code,
-                         K.TOOL_TIME_S: result.elapsed_s})
+                         K.TOOL_STATUS: -1 if result.status_code is None else result.status_code})
+            if self.config.record_timings:
+                info[K.TOOL_TIME_S] = result.elapsed_s
             if result.detail:
                 info[K.ERROR] = result.detail
+        limit = self.config.max_text_length
+        if len(text) > limit:  # keep every observation inside the observation space
+            marker = f"\n[... truncated to {limit} characters]"
+            text = text[:max(0, limit - len(marker))] + marker[:limit]
         truncated = inst.steps >= self.config.max_episode_steps
         if truncated:
             inst.done = True
@@ -270,8 +277,9 @@ class WorldRuntime:
         info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx,
                                 K.STEP: inst.steps, K.ACTION_KIND: "final_answer",
                                 K.FINAL_ANSWER: answer, K.VERIFIER_LABEL: label,
-                                K.REWARD_VALID: valid, K.SUCCESS: label == "complete",
-                                K.VERIFY_TIME_S: verify_s}
+                                K.REWARD_VALID: valid, K.SUCCESS: label == "complete"}
+        if self.config.record_timings:
+            info[K.VERIFY_TIME_S] = verify_s
         if label == "awaiting_judge":
             info[K.AWAITING_JUDGE] = True
         if result is not None and result.output is not None and label == "awaiting_judge":

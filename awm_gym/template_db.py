@@ -126,8 +126,14 @@ def build_template_db(tables: Sequence, samples: Sequence, clock: FrozenClock
 
 def _freeze_current_defaults(conn: sqlite3.Connection, clock: FrozenClock,
                              start: _dt.datetime, end: _dt.datetime) -> None:
-    """Rewrite values that ``CURRENT_TIMESTAMP``/``_DATE``/``_TIME`` defaults took from the wall
-    clock during the build (SQL keywords cannot be overloaded) to the frozen clock's."""
+    """Rewrite values that the SQL keywords ``CURRENT_TIMESTAMP``/``_DATE``/``_TIME`` (which
+    cannot be overloaded) took from the wall clock during the build to the frozen clock's.
+
+    A ``YYYY-MM-DD HH:MM:SS`` text within the build's wall-clock window, in any column, came
+    from ``CURRENT_TIMESTAMP`` (a default or a literal keyword in a seed INSERT). Dates and times
+    are rewritten only in columns whose default is ``CURRENT_DATE`` / ``CURRENT_TIME``, since a
+    bare date can legitimately equal today's.
+    """
     frozen = clock.now_datetime
     formats = {"TIMESTAMP": "%Y-%m-%d %H:%M:%S", "DATE": "%Y-%m-%d", "TIME": "%H:%M:%S"}
     tables = [r[0] for r in conn.execute(
@@ -135,13 +141,16 @@ def _freeze_current_defaults(conn: sqlite3.Connection, clock: FrozenClock,
     for table in tables:
         quoted = '"' + table.replace('"', '""') + '"'
         for column in conn.execute(f"PRAGMA table_info({quoted})").fetchall():
-            match = _CURRENT_KEYWORD.search(str(column[4] or ""))
-            if not match:
-                continue
-            fmt = formats[match.group(1).upper()]
             col = '"' + column[1].replace('"', '""') + '"'
-            conn.execute(f"UPDATE {quoted} SET {col} = ? WHERE {col} BETWEEN ? AND ?",
-                         (frozen.strftime(fmt), start.strftime(fmt), end.strftime(fmt)))
+            match = _CURRENT_KEYWORD.search(str(column[4] or ""))
+            kinds = {"TIMESTAMP"} | ({match.group(1).upper()} if match else set())
+            for kind in kinds:
+                fmt = formats[kind]
+                width = len(frozen.strftime(fmt))
+                conn.execute(
+                    f"UPDATE {quoted} SET {col} = ? WHERE typeof({col}) = 'text' "
+                    f"AND length({col}) = ? AND {col} BETWEEN ? AND ?",
+                    (frozen.strftime(fmt), width, start.strftime(fmt), end.strftime(fmt)))
     conn.commit()
 
 

@@ -153,7 +153,7 @@ class AWMVectorEnv(VectorEnv):
         elif isinstance(seed, (int, np.integer)):
             seeds = [int(seed) + i for i in range(self.num_envs)]
         else:
-            seeds = list(seed)
+            seeds = [None if s is None else int(s) for s in seed]
             if len(seeds) != self.num_envs:
                 raise EnvUsageError(f"seed has {len(seeds)} entries but num_envs={self.num_envs}; "
                                     "pass one seed per instance or a single int.")

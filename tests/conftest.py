@@ -1,0 +1,84 @@
+"""Shared fixtures: the tiny fixture world set, its registered ids, and a private template cache.
+
+Everything here builds the real thing, small (STYLE b.8): the world sets are the JSONL files in
+``tests/fixtures/worlds/``, loaded and executed by awm_gym itself; nothing of ours is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+import awm_gym
+
+TESTS_DIR = Path(__file__).resolve().parent
+TINY_DIR = TESTS_DIR / "fixtures" / "worlds" / "tiny"
+"""The tiny world set: notes_app, defect_lab, judge_only (see fixtures/make_tiny_worlds.py)."""
+TINY_WORLDS = ("defect_lab", "judge_only", "notes_app")
+SPOTIFY_ID = "AWM/spotify-v0"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_template_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Keep template databases built by the tests out of the user's ~/.cache/awm_gym.
+
+    Subprocesses started by tests (the CLI) inherit the variable too.
+    """
+    cache = tmp_path_factory.mktemp("awm_gym_cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AWM_GYM_CACHE", str(cache))
+        yield cache
+
+
+@pytest.fixture(scope="session")
+def tiny_path() -> str:
+    """Path of the tiny world set, as a string (what users pass to register_worlds)."""
+    return str(TINY_DIR)
+
+
+@pytest.fixture(scope="session")
+def tiny_ids(tiny_path: str) -> list[str]:
+    """Register the tiny worlds once per session; returns their Gymnasium ids."""
+    return awm_gym.register_worlds(tiny_path)
+
+
+@pytest.fixture(scope="session")
+def tiny_set(tiny_path: str) -> awm_gym.WorldSet:
+    """The loaded tiny world set (process-wide copy)."""
+    return awm_gym.get_world_set(tiny_path)
+
+
+@pytest.fixture(scope="session")
+def spotify_id() -> str:
+    """``AWM/spotify-v0``, or skip when the built-in world set is not there (yet)."""
+    if SPOTIFY_ID not in gym.registry:
+        pytest.skip("the built-in world set (AWM/spotify-v0) is not registered")
+    return SPOTIFY_ID
+
+
+def _copy_world_set(src: Path | str, dst: Path,
+                    edit: Callable[[str, dict[str, Any]], None] | None = None) -> Path:
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in sorted(Path(src).glob("*.jsonl")):
+        if edit is None:
+            shutil.copyfile(f, dst / f.name)
+            continue
+        rows = [json.loads(line) for line in f.read_text(encoding="utf-8").splitlines() if line]
+        for row in rows:
+            edit(f.name, row)
+        (dst / f.name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                  encoding="utf-8")
+    return dst
+
+
+@pytest.fixture(scope="session")
+def copy_world_set() -> Callable[..., Path]:
+    """``copy_world_set(src, dst, edit=None)``: copy a world set, optionally editing each JSON row
+    in place with ``edit(file_name, row)``; returns ``dst``."""
+    return _copy_world_set
