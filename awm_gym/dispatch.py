@@ -71,9 +71,10 @@ class ToolCallTimeout(BaseException):
 
 class _Deadline:
     """Stops a tool call after ``timeout_s``: SIGALRM for Python code (main thread only), an
-    SQLite progress handler for long queries."""
+    SQLite progress handler for long queries. A timer the caller had armed (pytest-timeout,
+    say) is put back with its remaining time afterwards."""
 
-    __slots__ = ("timeout_s", "conn", "_deadline", "_old_handler", "_armed")
+    __slots__ = ("timeout_s", "conn", "_deadline", "_old_handler", "_old_timer", "_armed")
 
     def __init__(self, timeout_s: float, conn: Any) -> None:
         self.timeout_s, self.conn = timeout_s, conn
@@ -86,11 +87,12 @@ class _Deadline:
         return 1 if time.perf_counter() > self._deadline else 0
 
     def __enter__(self) -> _Deadline:
-        self._deadline = time.perf_counter() + self.timeout_s
+        start = time.perf_counter()
+        self._deadline = start + self.timeout_s
         self.conn.set_progress_handler(self._on_progress, 20_000)
         if threading.current_thread() is threading.main_thread():
             self._old_handler = signal.signal(signal.SIGALRM, self._on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.timeout_s)
+            self._old_timer = (signal.setitimer(signal.ITIMER_REAL, self.timeout_s), start)
             self._armed = True
         return self
 
@@ -98,6 +100,10 @@ class _Deadline:
         if self._armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._old_handler)
+            (delay, interval), start = self._old_timer
+            if delay > 0:  # re-arm the caller's timer with what is left of it
+                left = delay - (time.perf_counter() - start)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), interval)
             self._armed = False
         self.conn.set_progress_handler(None, 0)
 
@@ -456,15 +462,52 @@ def _exit_dependencies(exits: list[Any], exc: BaseException | None) -> None:
             exit_fn(exc)
 
 
+_EMPTY_QUERY: Any = None
+
+
+def _query_value(value: Any) -> str | None:
+    """httpx's ``primitive_value_to_str`` for values whose URL round trip is the identity."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        return value
+    return None
+
+
 def _query_params(query: dict[str, Any]) -> Any:
-    """The query parameters the app would parse after httpx encoded ``query`` into a URL."""
+    """The query parameters the app would parse after httpx encoded ``query`` into a URL.
+
+    Scalars (and lists of scalars) come back unchanged from httpx's encoding and Starlette's
+    parsing, so they are converted directly; anything else takes the real round trip.
+    """
+    global _EMPTY_QUERY
     from starlette.datastructures import QueryParams
 
     if not query:
-        return QueryParams("")
-    import httpx
+        if _EMPTY_QUERY is None:
+            _EMPTY_QUERY = QueryParams("")
+        return _EMPTY_QUERY
+    pairs: list[tuple[str, str]] = []
+    for key, value in query.items():
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        for item in items:
+            text = _query_value(item)
+            if text is None or isinstance(item, (list, tuple)):
+                import httpx
 
-    return QueryParams(str(httpx.QueryParams(query)))
+                return QueryParams(str(httpx.QueryParams(query)))
+            pairs.append((str(key), text))
+    return QueryParams(pairs)
 
 
 def _cleanup(slot: DatabaseSlot) -> None:

@@ -103,8 +103,9 @@ class AWMVectorEnv(VectorEnv):
             self.runtime = WorldRuntime(ws, names, num_envs, self.config)
         self.single_observation_space = UnicodeText(self.config.max_text_length)
         self.single_action_space = UnicodeText(self.config.max_text_length)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        # Tuple of the same space object: batch_space would deep-copy it 1,024 times (~180 ms)
+        self.observation_space = gym.spaces.Tuple([self.single_observation_space] * num_envs)
+        self.action_space = gym.spaces.Tuple([self.single_action_space] * num_envs)
         self._obs: list[str] = [""] * num_envs
         self._done = np.ones(num_envs, dtype=np.bool_)
         self._started = np.zeros(num_envs, dtype=np.bool_)

@@ -1,0 +1,143 @@
+"""Creating and resetting 1,024 instances, beside raw sqlite3; time to ready and memory per
+instance in a fresh process (see docs/benchmarks.md).
+
+Group ``ready``: ``make_vec`` + first ``reset`` of 1,024 instances in this process (the world's
+code is already loaded, as after the first env of a process), and ``reset`` with an all-true
+``reset_mask`` on an existing env; floors: 1,024 x (``connect(":memory:")`` + ``deserialize``)
+and 1,024 x ``deserialize`` on open connections.
+
+Group ``fresh-process``: ``ready_probe.py`` in a new interpreter, import to ready, with the
+resident-set growth per instance beside the template size (``extra_info``).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from bench_support import N, tool_action
+
+PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready_probe.py")
+ROUNDS = 5
+PROBE_ROUNDS = 3
+
+
+@pytest.mark.benchmark(group="ready")
+def test_ready_make_vec_and_first_reset_1024(benchmark, bench_world, workload):
+    made = []
+
+    def setup():
+        while made:
+            made.pop().close()
+        gc.collect()
+
+    def create_and_reset():
+        envs = gym.make_vec(bench_world.env_id, num_envs=N)
+        made.append(envs)
+        return envs.reset(seed=list(range(N)))
+
+    benchmark.extra_info["calls"] = N
+    obs, info = benchmark.pedantic(create_and_reset, setup=setup, rounds=ROUNDS, iterations=1)
+    try:
+        assert len(obs) == N and (info["world"] == bench_world.name).all()
+        tool, args = workload.read
+        out = made[-1].step([tool_action(tool, args)] * N)  # ready: every instance answers
+        assert (out[4]["tool_outcome"] == "ok").all()
+    finally:
+        setup()
+
+
+@pytest.mark.benchmark(group="ready")
+def test_ready_reset_all_mask_1024(benchmark, bench_world):
+    envs = gym.make_vec(bench_world.env_id, num_envs=N)
+    seeds = list(range(N))
+    mask = np.ones(N, dtype=np.bool_)
+    envs.reset(seed=seeds)
+    benchmark.extra_info["calls"] = N
+    try:
+        obs, _ = benchmark(envs.reset, seed=seeds, options={"reset_mask": mask})
+        assert len(obs) == N
+    finally:
+        envs.close()
+
+
+@pytest.mark.benchmark(group="ready")
+def test_ready_floor_connect_deserialize_1024(benchmark, workload):
+    import sqlite3
+
+    template = workload.template
+    held = []
+
+    def setup():
+        while held:
+            held.pop().close()
+
+    def create():
+        for _ in range(N):
+            conn = sqlite3.connect(":memory:")
+            conn.deserialize(template)
+            held.append(conn)
+
+    benchmark.extra_info["calls"] = N
+    benchmark.pedantic(create, setup=setup, rounds=ROUNDS * 2, iterations=1)
+    setup()
+
+
+@pytest.mark.benchmark(group="ready")
+def test_ready_floor_deserialize_existing_1024(benchmark, workload, slots):
+    template = workload.template
+    conns = [slot.conn for slot in slots]
+
+    def reset():
+        for conn in conns:
+            conn.deserialize(template)
+
+    benchmark.extra_info["calls"] = N
+    benchmark(reset)
+
+
+def _probe(bench_world, mode: str, cache_dir: str) -> dict:
+    cmd = [sys.executable, PROBE, "--env-id", bench_world.env_id, "--mode", mode, "--n", str(N)]
+    if bench_world.world_set:
+        cmd += ["--world-set", bench_world.world_set]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "AWM_GYM_CACHE": cache_dir})
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.benchmark(group="fresh-process")
+def test_fresh_process_ready_time_and_memory_per_instance(benchmark, bench_world):
+    """Wall time of a new interpreter from start to 1,024 reset instances (warm template
+    cache); ``extra_info`` has the phases, the cold-cache ready time, and memory per instance
+    for our runtime and for raw sqlite3 (medians of the rounds)."""
+    with tempfile.TemporaryDirectory(prefix="awm-bench-cache-") as cache:
+        cold = _probe(bench_world, "awm", cache)  # builds the template into the empty cache
+        warm_runs: list[dict] = []
+        benchmark.pedantic(lambda: warm_runs.append(_probe(bench_world, "awm", cache)),
+                           rounds=PROBE_ROUNDS, iterations=1)
+        raw_runs = [_probe(bench_world, "raw", cache) for _ in range(PROBE_ROUNDS)]
+
+    def med(runs: list[dict], key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    benchmark.extra_info.update(
+        calls=1, instances=N, world=cold["world"], template_bytes=cold["template_bytes"],
+        cold_cache_ready_s=round(cold["ready_s"], 3),
+        import_s=round(med(warm_runs, "import_s"), 3),
+        make_vec_s=round(med(warm_runs, "make_vec_s"), 3),
+        first_reset_s=round(med(warm_runs, "first_reset_s"), 4),
+        ready_s=round(med(warm_runs, "ready_s"), 3),
+        rss_per_instance_bytes=round(med(warm_runs, "rss_per_instance")),
+        raw_rss_per_instance_bytes=round(med(raw_runs, "rss_per_instance")),
+        raw_create_s=round(med(raw_runs, "first_reset_s"), 4))
+    assert cold["template_bytes"] > 0
