@@ -94,7 +94,7 @@ def _check_task(runtime, world, t: int) -> TaskReport:  # noqa: ANN001
     from .verify import VerifyJob
 
     wdef = runtime.world_set[world]
-    verifier = runtime._verifier_for(world, t)
+    verifier = runtime.verifier_for(world, t)
     if verifier is None:
         return TaskReport(t, None, None, None, ("no verifier for this task",))
     prepared = runtime.prepared(world)
@@ -145,30 +145,29 @@ def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,
     """
     from .runtime import WorldRuntime
 
+    from .verify import VerifierPool
+
     config = config or EnvConfig(max_episode_steps=1000)
     world_set = get_world_set(path)
     names = [world_set[w].name for w in worlds] if worlds else world_set.names()
     reports: list[WorldReport] = []
-    pool = None
-    for name in names:
-        problems = tuple(str(p) for p in world_set.problems_for(name))
-        try:
-            runtime = WorldRuntime(world_set, [name], 1, config, verifier_pool=pool)
-        except WorldLoadError as e:
-            reports.append(WorldReport(name, load_error=str(e), problems=problems))
-            continue
-        pool = runtime.pool()
-        try:
-            prepared = runtime.prepared(name)
-            tasks = tuple(_check_task(runtime, name, t)
-                          for t in range(len(world_set[name].tasks)))
-        finally:
-            runtime._owns_pool = False
-            runtime.close()
-        reports.append(WorldReport(
-            name, None, prepared.report.inserts_failed, prepared.report.tables_failed,
-            prepared.report.failures, tuple(str(d) for d in prepared.host.defects), problems,
-            tasks))
-    if pool is not None:
-        pool.close()
+    with VerifierPool(num_workers=config.verifier_workers,
+                      timeout_s=config.verifier_timeout_s) as pool:  # one pool for every world
+        for name in names:
+            problems = tuple(str(p) for p in world_set.problems_for(name))
+            try:
+                runtime = WorldRuntime(world_set, [name], 1, config, verifier_pool=pool)
+            except WorldLoadError as e:
+                reports.append(WorldReport(name, load_error=str(e), problems=problems))
+                continue
+            try:
+                prepared = runtime.prepared(name)
+                tasks = tuple(_check_task(runtime, name, t)
+                              for t in range(len(world_set[name].tasks)))
+            finally:
+                runtime.close()  # leaves the shared pool open
+            reports.append(WorldReport(
+                name, None, prepared.report.inserts_failed, prepared.report.tables_failed,
+                prepared.report.failures, tuple(str(d) for d in prepared.host.defects),
+                problems, tasks))
     return reports

@@ -226,7 +226,8 @@ class WorldRuntime:
         return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0,
                            False, truncated, info)
 
-    def _verifier_for(self, world: str, task: int) -> Any:
+    def verifier_for(self, world: str, task: int) -> Any:
+        """The :class:`~awm_gym.worldset.VerifierDef` this runtime uses for a task, or None."""
         wdef = self.world_set[world]
         mode = self.config.verifier_mode
         code = wdef.code_verifiers[task] if mode in ("auto", "code") else None
@@ -235,6 +236,7 @@ class WorldRuntime:
         return chosen if chosen is not None and chosen.code else None
 
     def pool(self) -> Any:
+        """The verifier pool (the one passed in, or this runtime's own, started on first use)."""
         if self._pool is None:
             from .verify import VerifierPool
 
@@ -249,7 +251,7 @@ class WorldRuntime:
         jobs, slots = [], []
         for pos, i, answer in pending:
             inst = self._instances[i]
-            verifier = self._verifier_for(inst.world, inst.task_idx)
+            verifier = self.verifier_for(inst.world, inst.task_idx)
             if verifier is None:
                 outcomes[pos] = self._finished(inst, answer, "no_verifier", None, None, 0.0)
                 continue

@@ -126,7 +126,7 @@ class AWMVectorEnv(VectorEnv):
         return self.runtime.tools(self.runtime.instance_world(i)[0])
 
     # -- Gymnasium API ----------------------------------------------------------------------------
-    def _per_env(self, value: Any, name: str, mask: np.ndarray) -> list[Any]:
+    def _per_env(self, value: Any, name: str) -> list[Any]:
         if isinstance(value, (list, tuple, np.ndarray)):
             if len(value) != self.num_envs:
                 raise EnvUsageError(f"options[{name!r}] has {len(value)} entries; give one per "
@@ -158,8 +158,8 @@ class AWMVectorEnv(VectorEnv):
             if len(seeds) != self.num_envs:
                 raise EnvUsageError(f"seed has {len(seeds)} entries but num_envs={self.num_envs}; "
                                     "pass one seed per instance or a single int.")
-        task_idx = self._per_env(options.pop("task_idx", None), "task_idx", mask)
-        worlds = self._per_env(options.pop("world", None), "world", mask)
+        task_idx = self._per_env(options.pop("task_idx", None), "task_idx")
+        worlds = self._per_env(options.pop("world", None), "world")
         if options:
             raise EnvUsageError(f"Unknown reset options {sorted(options)}; valid: 'reset_mask', "
                                 "'task_idx', 'world'.")
