@@ -7,6 +7,7 @@ gen_solutions extension. The output is deterministic: the same sources give byte
 
     python scripts/build_builtin_worlds.py            # (re)write the JSONL files
     python scripts/build_builtin_worlds.py --check    # exit 1 if a committed file is stale
+    python scripts/build_builtin_worlds.py --world amazon --out /tmp/amazon_set   # one world alone
 
 The sources are loaded by file path, so this script does not import the awm_gym package.
 """
@@ -136,8 +137,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if any JSONL file differs from what the sources produce")
     parser.add_argument("--out", default=BUILTIN_DIR, help="output directory (default: awm_gym/worlds/builtin)")
+    parser.add_argument("--world", action="append", help="assemble only this source world (repeatable; default: the built-in list)")
     args = parser.parse_args(argv)
-    texts = render([load_world(name) for name in WORLDS])
+    if args.world and os.path.realpath(args.out) == os.path.realpath(BUILTIN_DIR):
+        parser.error("--world writes a partial world set; pass --out DIR outside awm_gym/worlds/builtin")
+    texts = render([load_world(name) for name in (args.world or WORLDS)])
     if args.check:
         stale = 0
         for name, text in texts.items():

@@ -130,6 +130,24 @@ SOLUTIONS = [
     },
 ]
 
+# Test data, not assembled into JSONL: plausible but wrong answers for the pure query tasks
+# (their final DB equals the initial DB); the verifier must reject each one.
+WRONG_ANSWERS = {
+    0: ["EMPTY RESPONSE FOR TESTING", "Luna Vale's latest album is 'Glass Horizons' from 2021."],
+    2: ["EMPTY RESPONSE FOR TESTING", "Marcus Kane, with 6,730,000 monthly listeners.", "Kiro Nakamura, with 4,820,000 monthly listeners."],
+}
+# Near-miss solutions that a careless agent could produce; the verifier must reject each one.
+NEAR_MISSES = {
+    1: [("like_track", {"track_id": 38})],
+    3: [("delete_playlist", {"playlist_id": 4}), ("update_playlist", {"playlist_id": 3, "name": "Road Trip Classics"})],
+    4: [("update_settings", {"audio_quality": "very_high", "crossfade_seconds": 6}), ("transfer_playback", {"device_id": 3})],
+    5: [("follow_podcast", {"podcast_id": 2}), ("save_episode", {"episode_id": 6})],
+    6: [("add_to_queue", {"track_id": 6})],
+    7: [("remove_track_from_playlist", {"playlist_id": 2, "track_id": 16})],
+    8: [("add_to_queue", {"track_id": 16}), ("add_to_queue", {"track_id": 18}), ("add_to_queue", {"track_id": 19})],
+    9: [("create_playlist", {"name": "Best of Luna Vale", "is_public": True})] + [("add_track_to_playlist", {"playlist_id": 10, "track_id": t}) for t in range(1, 6)],
+}
+
 APP_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "app.py")
 VERIFIERS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verifiers.py")
 

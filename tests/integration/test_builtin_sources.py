@@ -1,5 +1,7 @@
-"""The built-in spotify world, checked end to end without the awm_gym runtime.
+"""Every built-in world's sources, checked end to end without the awm_gym runtime.
 
+Worlds are discovered from awm_gym/worlds/sources/*/world.py (select one with ``-k <name>``).
+0. The world meets the size floor (tables, seed rows, tools, 10 tasks, >= 3 calls per task).
 1. The committed JSONL files are in sync with awm_gym/worlds/sources/spotify/ (assembler --check).
 2. The initial DB is built from gen_db + gen_sample exactly as AWM's reset.py does, then the
    module's create_all runs, as AWM's server does at start-up.
@@ -8,6 +10,7 @@
    state and "complete" on the solved one.
 """
 
+import importlib.util
 import inspect
 import io
 import json
@@ -24,47 +27,40 @@ import pytest
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILTIN_DIR = os.path.join(REPO_ROOT, "awm_gym", "worlds", "builtin")
 ASSEMBLER = os.path.join(REPO_ROOT, "scripts", "build_builtin_worlds.py")
-SCENARIO = "spotify"
 COMPLETE = {"result": "complete"}
 OTHERS = {"result": "others"}
 BODY_METHODS = {"POST", "PUT", "PATCH"}
-# Plausible but wrong answers for the pure query tasks (their final DB equals the initial DB).
-WRONG_ANSWERS = {
-    0: ["EMPTY RESPONSE FOR TESTING", "Luna Vale's latest album is 'Glass Horizons' from 2021."],
-    2: ["EMPTY RESPONSE FOR TESTING", "Marcus Kane, with 6,730,000 monthly listeners.", "Kiro Nakamura, with 4,820,000 monthly listeners."],
-}
-
-# Near-miss solutions that a careless agent could produce; the verifier must reject each one.
-NEAR_MISSES = {
-    1: [("like_track", {"track_id": 38})],
-    3: [("delete_playlist", {"playlist_id": 4}), ("update_playlist", {"playlist_id": 3, "name": "Road Trip Classics"})],
-    4: [("update_settings", {"audio_quality": "very_high", "crossfade_seconds": 6}), ("transfer_playback", {"device_id": 3})],
-    5: [("follow_podcast", {"podcast_id": 2}), ("save_episode", {"episode_id": 6})],
-    6: [("add_to_queue", {"track_id": 6})],
-    7: [("remove_track_from_playlist", {"playlist_id": 2, "track_id": 16})],
-    8: [("add_to_queue", {"track_id": 16}), ("add_to_queue", {"track_id": 18}), ("add_to_queue", {"track_id": 19})],
-    9: [("create_playlist", {"name": "Best of Luna Vale", "is_public": True})] + [("add_track_to_playlist", {"playlist_id": 10, "track_id": t}) for t in range(1, 6)],
-}
+# The issue's floor for a built-in world (AWM's average world).
+MIN_TABLES, MIN_ROWS, MIN_TOOLS, TASKS, MIN_MEAN_CALLS = 15, 100, 30, 10, 3.0
 
 
-def read_rows(name):
-    with open(os.path.join(BUILTIN_DIR, name), encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
+def load_assembler():
+    spec = importlib.util.spec_from_file_location("_build_builtin_worlds", ASSEMBLER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def scenario_row(name):
-    return next(row for row in read_rows(name) if row["scenario"] == SCENARIO)
+ASSEMBLER_MODULE = load_assembler()
+SOURCE_WORLDS = sorted(name for name in os.listdir(ASSEMBLER_MODULE.SOURCES_DIR)
+                       if os.path.exists(os.path.join(ASSEMBLER_MODULE.SOURCES_DIR, name, "world.py")))
+
+
+def near_miss_cases():
+    """(world, task_idx) for every near-miss solution a world's sources declare."""
+    return [(name, task_idx) for name in SOURCE_WORLDS
+            for task_idx in sorted(getattr(ASSEMBLER_MODULE.load_world(name), "NEAR_MISSES", {}))]
 
 
 def load_app(full_code, db_path):
     """Exec the generated module against db_path (read from DATABASE_PATH, as AWM sets it)."""
     previous = os.environ.get("DATABASE_PATH")
     os.environ["DATABASE_PATH"] = f"sqlite:///{db_path}"
-    namespace = {"__name__": "awm_env_spotify"}
+    namespace = {"__name__": "awm_env_builtin"}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            exec(compile(full_code, "spotify_app.py", "exec"), namespace)
+            exec(compile(full_code, "builtin_app.py", "exec"), namespace)
     finally:
         if previous is None:
             os.environ.pop("DATABASE_PATH", None)
@@ -138,24 +134,52 @@ def run_verifier(verifier, initial, final, answer):
     return verifier(initial_db_path=initial, final_db_path=final, final_answer=answer)
 
 
-@pytest.fixture(scope="module")
-def world():
+def world_data(name):
+    """The AWM rows the assembler makes from sources/<name>/ (the committed files must match)."""
+    source = ASSEMBLER_MODULE.load_world(name)
+    ASSEMBLER_MODULE.check_world(source)
+    rows = ASSEMBLER_MODULE.world_rows(source)
     return {
-        "tasks": scenario_row("gen_tasks.jsonl")["tasks"],
-        "tables": scenario_row("gen_db.jsonl")["db_schema"]["tables"],
-        "sample": scenario_row("gen_sample.jsonl")["sample_data"]["tables"],
-        "spec": scenario_row("gen_spec.jsonl")["api_spec"]["api_groups"],
-        "code": scenario_row("gen_envs.jsonl")["full_code"],
-        "verifiers": {row["task_idx"]: row for row in read_rows("gen_verifier.pure_code.jsonl") if row["scenario"] == SCENARIO},
-        "solutions": {row["task_idx"]: row for row in read_rows("gen_solutions.jsonl") if row["scenario"] == SCENARIO},
+        "name": name,
+        "tasks": rows["gen_tasks.jsonl"][0]["tasks"],
+        "tables": rows["gen_db.jsonl"][0]["db_schema"]["tables"],
+        "sample": rows["gen_sample.jsonl"][0]["sample_data"]["tables"],
+        "spec": rows["gen_spec.jsonl"][0]["api_spec"]["api_groups"],
+        "code": rows["gen_envs.jsonl"][0]["full_code"],
+        "verifiers": {row["task_idx"]: row for row in rows["gen_verifier.pure_code.jsonl"]},
+        "solutions": {row["task_idx"]: row for row in rows["gen_solutions.jsonl"]},
+        "wrong_answers": getattr(source, "WRONG_ANSWERS", {}),
+        "near_misses": getattr(source, "NEAR_MISSES", {}),
     }
+
+
+_WORLDS = {}
+_DATABASES = {}
+
+
+def get_world(name):
+    if name not in _WORLDS:
+        _WORLDS[name] = world_data(name)
+    return _WORLDS[name]
+
+
+@pytest.fixture(scope="module", params=SOURCE_WORLDS)
+def world(request):
+    return get_world(request.param)
+
+
+def get_initial_db(world, tmp_path_factory):
+    name = world["name"]
+    if name not in _DATABASES:
+        path = str(tmp_path_factory.mktemp(f"{name}_template") / f"{name}.db")
+        total, failed = build_awm_db(path, world["tables"], world["sample"], world["code"])
+        _DATABASES[name] = {"path": path, "inserts": total, "failed": failed}
+    return _DATABASES[name]
 
 
 @pytest.fixture(scope="module")
 def initial_db(world, tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("spotify_template") / "spotify.db")
-    total, failed = build_awm_db(path, world["tables"], world["sample"], world["code"])
-    return {"path": path, "inserts": total, "failed": failed}
+    return get_initial_db(world, tmp_path_factory)
 
 
 def test_jsonl_in_sync_with_sources():
@@ -169,17 +193,25 @@ def test_full_code_follows_awm_rules(world):
     assert not [t.string for t in tokens if t.type == tokenize.COMMENT]
     names = {t.string for t in tokens if t.type == tokenize.NAME}
     assert not names & {"try", "except", "HTTPException", "JSONResponse", "Annotated", "Union", "text", "execute"}
-    assert 'DATABASE_PATH = os.getenv("DATABASE_PATH", "sqlite:///spotify.db")' in code
+    assert f'DATABASE_PATH = os.getenv("DATABASE_PATH", "sqlite:///{world["name"]}.db")' in code
     engine_lines = [line for line in code.splitlines() if "create_engine(" in line and not line.startswith("from ")]
     assert len(engine_lines) == 1 and engine_lines[0].count("(") == engine_lines[0].count(")")
     assert code.index("app = FastAPI(") < code.index("@app.")
     assert 'if __name__ == "__main__":' in code and "uvicorn.run(app" in code
 
 
+def test_world_meets_the_size_floor(world):
+    """At least AWM's average world: tables, seed rows, tools, tasks, calls per task."""
+    assert len(world["tables"]) >= MIN_TABLES
+    assert sum(len(table["insert_statements"]) for table in world["sample"]) >= MIN_ROWS
+    assert sum(len(group["endpoints"]) for group in world["spec"]) >= MIN_TOOLS
+    assert len(world["tasks"]) == TASKS
+    calls = [len(world["solutions"][i]["calls"]) for i in range(TASKS)]
+    assert sum(calls) / TASKS >= MIN_MEAN_CALLS, calls
+
+
 def test_seed_database(world, initial_db):
     assert initial_db["failed"] == 0
-    assert initial_db["inserts"] >= 120
-    assert len(world["tables"]) >= 18
     conn = sqlite3.connect(initial_db["path"])
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     rows = sum(conn.execute(f'SELECT COUNT(*) FROM "{table["name"]}"').fetchone()[0] for table in world["tables"])
@@ -194,7 +226,7 @@ def test_routes_and_spec(world, initial_db):
     namespace = load_app(world["code"], initial_db["path"])
     routes = [route for route in namespace["app"].routes if isinstance(route, APIRoute)]
     namespace["engine"].dispose()
-    assert len(routes) >= 35
+    assert len(routes) >= MIN_TOOLS
     operation_ids = [route.operation_id for route in routes]
     assert len(set(operation_ids)) == len(operation_ids)
     keys = [(method, route.path) for route in routes for method in route.methods]
@@ -233,11 +265,12 @@ def test_task_solution_and_verifier(world, initial_db, task_idx, tmp_path):
     read_only = all(operations[tool][0] == "GET" for tool, _ in calls)
     assert run_verifier(verifier, initial, initial, None) == OTHERS
     if read_only:
-        for wrong in WRONG_ANSWERS.get(task_idx, ["EMPTY RESPONSE FOR TESTING"]):
+        for wrong in world["wrong_answers"].get(task_idx, ["EMPTY RESPONSE FOR TESTING"]):
             assert run_verifier(verifier, initial, initial, wrong) == OTHERS, wrong
     else:
         assert run_verifier(verifier, initial, initial, answer) == OTHERS
     assert run_verifier(verifier, initial, final, answer) == COMPLETE
+
 
 def replay(world, source_db, calls, tmp_path):
     """Apply (tool, arguments) calls to a copy of source_db; return its path and the op map."""
@@ -255,10 +288,14 @@ def replay(world, source_db, calls, tmp_path):
     return work, operations
 
 
-@pytest.mark.parametrize("task_idx", sorted(NEAR_MISSES))
-def test_verifier_rejects_near_misses(world, initial_db, task_idx, tmp_path):
+@pytest.mark.parametrize(("world_name", "task_idx"), near_miss_cases())
+def test_verifier_rejects_near_misses(world_name, task_idx, tmp_path_factory, tmp_path):
+    """Each near-miss (a careless agent's calls, declared as NEAR_MISSES in world.py) is rejected."""
+    world = get_world(world_name)
+    initial_db = get_initial_db(world, tmp_path_factory)
     verifier = load_verifier(world["verifiers"][task_idx]["verification"]["code"])
-    final, _ = replay(world, initial_db["path"], NEAR_MISSES[task_idx], tmp_path)
+    calls = [(tool, arguments) for tool, arguments in world["near_misses"][task_idx]]
+    final, _ = replay(world, initial_db["path"], calls, tmp_path)
     initial = str(tmp_path / "initial.db")
     shutil.copyfile(initial_db["path"], initial)
     assert run_verifier(verifier, initial, final, world["solutions"][task_idx]["final_answer"]) == OTHERS
