@@ -5,6 +5,11 @@ Subcommands so far: ``awm list [PATH]`` (worlds and their ids), ``awm check [PAT
 ``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
 vector env and print the verifier results).
 Results go to stdout, logs to stderr.
+
+The ``awm`` command is the one place where the three packages meet: besides its own
+subcommands it asks each module of :data:`COMMAND_PROVIDERS` that is importable (``synth.cli``,
+``agents.cli``, ...) to add its subcommands through ``add_subcommands(subparsers)``. Nothing
+else in ``awm_gym`` imports ``synth`` or ``agents``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ import logging
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["main", "COMMAND_PROVIDERS"]
+
+COMMAND_PROVIDERS = ("awm_gym.server.cli", "synth.cli", "agents.cli")
+"""Modules that add subcommands with ``add_subcommands(subparsers)`` (skipped when absent)."""
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -72,7 +80,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--world", default="spotify", help="world to run (default: spotify)")
     p.add_argument("--num-envs", type=int, default=64, help="instances (default: 64)")
     p.set_defaults(func=_cmd_demo)
+    _add_provided_commands(sub)
     return parser
+
+
+def _add_provided_commands(sub: argparse._SubParsersAction) -> None:
+    import importlib
+
+    for module_name in COMMAND_PROVIDERS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name is not None and module_name.startswith(e.name):
+                continue  # the provider is not part of this install
+            raise
+        module.add_subcommands(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
