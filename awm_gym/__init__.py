@@ -27,10 +27,18 @@ __all__ = [
     "AWMGymError", "BUILTIN_WORLDS_DIR", "EnvConfig", "EnvUsageError", "RewardConfig",
     "ToolHostError", "UnknownWorldError", "VerifierError", "WorldLoadError", "WorldSet",
     "WorldSetFormatError", "get_world_set", "load_world_set", "normalize_scenario_name",
-    "register_worlds", "check_world",
+    "register_worlds", "check_world", "World",
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):  # noqa: ANN202 - PEP 562: keep `import awm_gym` light
+    if name == "World":
+        from .world import World
+
+        return World
+    raise AttributeError(f"module 'awm_gym' has no attribute {name!r}")
 
 
 def check_world(*args, **kwargs):  # noqa: ANN002, ANN003 - thin lazy alias, see awm_gym.check

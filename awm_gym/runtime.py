@@ -125,6 +125,15 @@ class WorldRuntime:
         slot = self._instances[i].slot
         return None if slot is None else slot.conn
 
+    def snapshot(self, i: int) -> bytes | None:
+        """Instance ``i``'s database as bytes (``Connection.serialize``), None before its reset."""
+        slot = self._instances[i].slot
+        return None if slot is None else slot.conn.serialize()
+
+    def template(self, world: str) -> bytes:
+        """``world``'s initial database as bytes (what every reset starts from)."""
+        return self._prepared[world].template
+
     # -- reset ------------------------------------------------------------------------------
     def choose_task(self, seed: int | None, world: str | None, task_idx: int | None
                     ) -> tuple[str, int]:

@@ -73,8 +73,9 @@ class AWMVectorEnv(VectorEnv):
 
     Reset with ``reset(seed=int | list, options={"reset_mask": bool array, "task_idx": int |
     list, "world": str | list})``: only masked instances reset; without ``task_idx`` the seed
-    picks the task. ``step(actions)`` takes one string per instance; give ``None`` for
-    instances whose episode has ended and that you are not resetting yet.
+    picks the task. ``step(actions)`` takes one string per instance; ``None`` leaves an instance
+    as it is (required for instances whose episode has ended or that were never reset; allowed
+    for a mid-episode instance, which then simply waits).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.DISABLED, "render_modes": []}
@@ -179,15 +180,13 @@ class AWMVectorEnv(VectorEnv):
         if isinstance(actions, str) or len(actions) != self.num_envs:
             raise EnvUsageError(f"step() needs one action per instance ({self.num_envs}), got "
                                 f"{1 if isinstance(actions, str) else len(actions)}.")
-        if not self._started.all():
-            raise EnvUsageError("step() before reset(): call envs.reset(seed=...) first.")
         idx = []
         for i, action in enumerate(actions):
             if action is None:
-                if not self._done[i]:
-                    raise EnvUsageError(f"actions[{i}] is None but instance {i} is mid-episode; "
-                                        "None is only for instances whose episode has ended.")
-                continue
+                continue  # not stepped this time (finished, or paused by the caller)
+            if not self._started[i]:
+                raise EnvUsageError(f"actions[{i}] given to instance {i}, which was never reset: "
+                                    "call envs.reset(seed=...) first (or pass None for it).")
             if self._done[i]:
                 raise EnvUsageError(
                     f"actions[{i}] given to instance {i}, whose episode has ended (autoreset is "

@@ -203,6 +203,16 @@ class ShardedRuntime:
     def database(self, i: int) -> None:
         return None  # instance databases live in the worker processes
 
+    def snapshot(self, i: int) -> bytes | None:
+        shard, local = self._owner[i]
+        shard.request(("snapshot", local))
+        return shard.reply(time.monotonic() + 60)
+
+    def template(self, world: str) -> bytes:
+        shard = self._shards[0]
+        shard.request(("template", world))
+        return shard.reply(time.monotonic() + 60)
+
     def close(self) -> None:
         for shard in self._shards:
             if shard.proc is not None:
@@ -241,6 +251,10 @@ def _serve() -> None:
                 reply = runtime.tools_text(message[1])
             elif kind == "tools":
                 reply = [t.to_dict() for t in runtime.prepared(message[1]).host.tools]
+            elif kind == "snapshot":
+                reply = runtime.snapshot(message[1])
+            elif kind == "template":
+                reply = runtime.template(message[1])
             elif kind == "close":
                 break
             else:

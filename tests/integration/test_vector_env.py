@@ -547,17 +547,21 @@ def test_wrong_number_of_actions(notes_envs: AWMVectorEnv) -> None:
     assert info["step"].tolist() == [1, 1, 1]
 
 
-def test_none_for_an_instance_that_is_mid_episode(notes_envs: AWMVectorEnv) -> None:
+def test_none_pauses_a_mid_episode_instance(notes_envs: AWMVectorEnv) -> None:
     notes_envs.reset(seed=0)
-    with pytest.raises(EnvUsageError, match=re.escape("actions[1] is None but instance 1 is "
-                                                      "mid-episode")):
-        notes_envs.step(["x", None, "y"])
+    _, reward, terminated, truncated, info = notes_envs.step(
+        [tool_call("list_tools"), None, tool_call("list_tools")])
+    assert info["_step"].tolist() == [True, False, True]
+    assert not terminated[1] and not truncated[1] and reward[1] == 0.0
+    _, _, _, _, info = notes_envs.step([None, tool_call("list_tools"), None])
+    assert info["step"][1] == 1  # instance 1 waited, then took its first step
 
 
 def test_step_before_reset(tiny_path: str) -> None:
     envs = AWMVectorEnv(num_envs=1, world_set=tiny_path, worlds=["notes_app"])
     try:
-        with pytest.raises(EnvUsageError, match=re.escape("step() before reset()")):
+        with pytest.raises(EnvUsageError, match=re.escape("actions[0] given to instance 0, which "
+                                                          "was never reset")):
             envs.step([tool_call("list_tools")])
     finally:
         envs.close()
