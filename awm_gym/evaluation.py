@@ -24,6 +24,7 @@ import numpy as np
 
 from . import info_keys as K
 from .episode import EPISODE_FIELDS
+from .rollout import check_episodes
 
 __all__ = ["evaluate"]
 
@@ -38,6 +39,7 @@ def evaluate(world: Any, episodes: int, eval_keys: Sequence[str] = (), seed: int
     ({world: {episodes, success_rate, mean_reward}}), and one list per ``eval_keys`` entry
     (episode statistics of :data:`~awm_gym.episode.EPISODE_FIELDS`, else the last step's info).
     """
+    episodes = check_episodes(episodes)
     info_keys = [k for k in eval_keys if k not in EPISODE_FIELDS]
     successes = np.zeros(episodes, dtype=np.bool_)
     rewards = np.zeros(episodes, dtype=np.float64)

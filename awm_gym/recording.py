@@ -331,7 +331,8 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _card(name: str, meta: dict[str, Any]) -> str:
-    lines = [f"# {name}", "", "Rollouts recorded with awm_gym's `World.record_dataset`: one row "
+    lines = ["---", "tags:", "- awm-gym", "- tool-use", "- reinforcement-learning", "---", "",
+             f"# {name}", "", "Rollouts recorded with awm_gym's `World.record_dataset`: one row "
              "per step (an episode of T actions has T + 1 rows; the last holds the final "
              "observation and the database diff).", "",
              f"- episodes: {meta['episodes']}", f"- rows: {meta['rows']}", "", "## Recordings", ""]

@@ -32,7 +32,14 @@ from .db_diff import diff_databases
 from .episode import REQUIRED_INFO_KEYS, Episode, Turn
 from .errors import EnvUsageError
 
-__all__ = ["run_episodes", "episode_options"]
+__all__ = ["run_episodes", "episode_options", "check_episodes"]
+
+
+def check_episodes(episodes: Any) -> int:
+    """``episodes`` as an int, or a clear error."""
+    if not isinstance(episodes, (int, np.integer)) or isinstance(episodes, bool) or episodes < 0:
+        raise EnvUsageError(f"episodes={episodes!r}: give a non-negative int.")
+    return int(episodes)
 
 
 def episode_options(options: dict[str, Any] | None, episodes: int) -> dict[str, list[Any]]:
@@ -82,13 +89,12 @@ def run_episodes(world: Any, episodes: int, seed: int, options: dict[str, Any] |
         capture_db_diff: compute each episode's database diff (rows changed) when it ends.
         desc: progress-bar label (shown when ``world.verbose`` > 0).
     """
-    if not isinstance(episodes, (int, np.integer)) or isinstance(episodes, bool) or episodes < 0:
-        raise EnvUsageError(f"episodes={episodes!r}: give a non-negative int.")
+    episodes = check_episodes(episodes)
     if world.policy is None:
         raise EnvUsageError("No policy attached: call world.set_policy(policy) first.")
     per_episode = episode_options(options, episodes)
     keys = tuple(dict.fromkeys([*REQUIRED_INFO_KEYS, *info_keys]))
-    return _run(world, int(episodes), seed, per_episode, keys, capture_db_diff, desc)
+    return _run(world, episodes, seed, per_episode, keys, capture_db_diff, desc)
 
 
 def _run(world: Any, episodes: int, seed: int, per_episode: dict[str, list[Any]],

@@ -33,6 +33,10 @@ def _private_template_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterato
     cache = tmp_path_factory.mktemp("awm_gym_cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("AWM_GYM_CACHE", str(cache))
+        # recorded datasets and Hugging Face's own cache stay inside the test run too
+        mp.setenv("AWM_GYM_DATASETS", str(tmp_path_factory.mktemp("awm_gym_datasets")))
+        mp.setenv("HF_DATASETS_CACHE", str(tmp_path_factory.mktemp("hf_datasets_cache")))
+        mp.setenv("HF_HUB_OFFLINE", "1")
         yield cache
 
 
