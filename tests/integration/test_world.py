@@ -284,3 +284,16 @@ def test_cli_policy_errors(notes_id: str) -> None:
         awm_main(["eval", notes_id, "--policy", "nonsense"])
     with pytest.raises(SystemExit, match="cannot load"):
         awm_main(["eval", notes_id, "--policy", "agents.policies:Missing"])
+
+
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_progress_bar_follows_verbose(notes_id: str, verbose: int,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    world = World(notes_id, num_envs=2, verbose=verbose)
+    world.set_policy(OraclePolicy())
+    try:
+        world.evaluate(episodes=4, seed=0)
+    finally:
+        world.close()
+    err = capsys.readouterr().err
+    assert ("evaluate" in err and "4/4" in err) if verbose else err == ""
