@@ -296,4 +296,4 @@ def test_progress_bar_follows_verbose(notes_id: str, verbose: int,
     finally:
         world.close()
     err = capsys.readouterr().err
-    assert ("evaluate" in err and "4/4" in err) if verbose else err == ""
+    assert ("evaluate" in err) if verbose else err == ""
