@@ -99,6 +99,11 @@ def resolve_worlds(world_set_path: str | None, worlds: Any) -> tuple[WorldSet, l
 def _register_builtins() -> None:
     import gymnasium as gym
 
+    remote = env_id("remote")  # a world served by `awm env start`; needs url=...
+    if remote not in gym.registry:
+        gym.register(id=remote, entry_point="awm_gym.remote:RemoteEnv",
+                     vector_entry_point="awm_gym.remote:RemoteVectorEnv",
+                     disable_env_checker=True)
     if not os.path.exists(os.path.join(BUILTIN_WORLDS_DIR, "gen_envs.jsonl")):
         return
     register_worlds(BUILTIN_WORLDS_DIR)

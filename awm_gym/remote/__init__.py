@@ -1,0 +1,21 @@
+"""Use worlds served by another process (``awm env start``) through the same Gymnasium API.
+
+``gym.make("AWM/remote-v0", url=...)`` gives a :class:`RemoteEnv`, ``gym.make_vec("AWM/remote-v0",
+num_envs=N, url=...)`` a :class:`RemoteVectorEnv` over N sessions; :class:`SessionClient` is one
+session of the wire protocol, :func:`list_mcp_tools` lists an MCP server's tools.
+
+Example:
+    >>> import gymnasium as gym, awm_gym
+    >>> gym.spec("AWM/remote-v0").vector_entry_point
+    'awm_gym.remote:RemoteVectorEnv'
+"""
+
+from __future__ import annotations
+
+from .client import RemoteError, SessionClient, SessionInfo, SessionLostError, session_url
+from .env import RemoteEnv, RemoteVectorEnv
+from .mcp_check import list_mcp_tools
+from .runtime import RemoteRuntime
+
+__all__ = ["RemoteEnv", "RemoteVectorEnv", "RemoteRuntime", "SessionClient", "SessionInfo",
+           "RemoteError", "SessionLostError", "list_mcp_tools", "session_url"]

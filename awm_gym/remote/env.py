@@ -1,0 +1,96 @@
+"""``AWM/remote-v0``: the Gymnasium env and vector env over a world server's sessions.
+
+The same training code runs against local or remote worlds: these classes are
+:class:`~awm_gym.env.AWMEnv` and :class:`~awm_gym.vector_env.AWMVectorEnv` with a
+:class:`~awm_gym.remote.runtime.RemoteRuntime` in place of the in-process runtime, so reset
+options (``seed``, ``task_idx``, ``reset_mask``), the checks on them, autoreset-disabled stepping
+and batched infos are the in-process code, and ``config`` is the server's ``EnvConfig``.
+
+Example (with ``awm env start --world spotify --port 8001`` running)::
+
+    env = gym.make("AWM/remote-v0", url="http://127.0.0.1:8001")
+    obs, info = env.reset(seed=0)
+    envs = gym.make_vec("AWM/remote-v0", num_envs=64, url="http://127.0.0.1:8001")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from ..env import AWMEnv
+from ..errors import EnvUsageError
+from ..spaces import UnicodeText
+from ..vector_env import AWMVectorEnv
+from .runtime import RemoteRuntime
+
+__all__ = ["RemoteEnv", "RemoteVectorEnv"]
+
+
+def _require_url(url: Any) -> str:
+    if not isinstance(url, str) or not url:
+        raise EnvUsageError(f"url={url!r}: AWM/remote-v0 needs the address `awm env start` "
+                            "printed, e.g. gym.make('AWM/remote-v0', url='http://127.0.0.1:8001').")
+    return url
+
+
+class RemoteEnv(AWMEnv):
+    """One session of a world server as a ``gymnasium.Env`` (the API of ``AWM/<world>-v0``).
+
+    Args:
+        url: the server's address (``http://host:port``).
+        connect_timeout_s: limit for opening the session.
+        message_timeout_s: limit for each reply; past it the episode ends truncated with
+            ``info["worker_error"]`` and the next reset opens a new session.
+    """
+
+    def __init__(self, url: str | None = None, *, connect_timeout_s: float = 10.0,
+                 message_timeout_s: float = 300.0) -> None:
+        # AWMEnv.__init__ builds an in-process runtime; this sets the same attributes remotely
+        self.runtime = RemoteRuntime(_require_url(url), 1, connect_timeout_s=connect_timeout_s,
+                                     message_timeout_s=message_timeout_s)
+        self.config = self.runtime.config
+        self.observation_space = UnicodeText(self.config.max_text_length)
+        self.action_space = UnicodeText(self.config.max_text_length)
+        self.task = ""
+        self._done = True
+
+    def __repr__(self) -> str:
+        return f"RemoteEnv({self.runtime.worlds[0]} at {self.runtime.url})"
+
+
+class RemoteVectorEnv(AWMVectorEnv):
+    """``num_envs`` sessions of a world server as one ``VectorEnv`` (the API of
+    ``gym.make_vec("AWM/<world>-v0")``); each step sends every action before reading any reply.
+
+    Args:
+        num_envs: sessions to open.
+        url: the server's address (``http://host:port``).
+        connect_timeout_s / message_timeout_s: as for :class:`RemoteEnv`.
+    """
+
+    def __init__(self, num_envs: int = 1, url: str | None = None, *,
+                 connect_timeout_s: float = 10.0, message_timeout_s: float = 300.0) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise EnvUsageError(f"num_envs={num_envs!r}: must be a positive int.")
+        # AWMVectorEnv.__init__ builds an in-process runtime; this sets the same attributes
+        # (tests/integration/test_server_sessions.py checks both give the same episodes)
+        self.runtime = RemoteRuntime(_require_url(url), num_envs,
+                                     connect_timeout_s=connect_timeout_s,
+                                     message_timeout_s=message_timeout_s)
+        self.config = self.runtime.config
+        self.num_envs = num_envs
+        self.single_observation_space = UnicodeText(self.config.max_text_length)
+        self.single_action_space = UnicodeText(self.config.max_text_length)
+        self.observation_space = gym.spaces.Tuple([self.single_observation_space] * num_envs)
+        self.action_space = gym.spaces.Tuple([self.single_action_space] * num_envs)
+        self._obs: list[str] = [""] * num_envs
+        self._done = np.ones(num_envs, dtype=np.bool_)
+        self._started = np.zeros(num_envs, dtype=np.bool_)
+        self.closed = False
+
+    def __repr__(self) -> str:
+        return (f"RemoteVectorEnv({self.runtime.worlds[0]} at {self.runtime.url}, "
+                f"num_envs={self.num_envs})")

@@ -1,0 +1,65 @@
+"""List the tools of an MCP server over Streamable HTTP (what ``awm env check`` prints).
+
+Works against any MCP server: ours (``awm env start``), AWM's own, or another.
+
+Example (with ``awm env start --world spotify`` running)::
+
+    tools = list_mcp_tools("http://127.0.0.1:8001/mcp")
+    tools[0]["name"], len(tools)      # ('search_tracks', 63)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .client import RemoteError
+
+__all__ = ["list_mcp_tools"]
+
+
+def list_mcp_tools(url: str, *, timeout_s: float = 10.0) -> list[dict[str, Any]]:
+    """Connect to the MCP endpoint at ``url``, list its tools, and end the session.
+
+    Returns:
+        One ``{"name", "description", "inputSchema"}`` dict per tool, in the server's order.
+
+    Raises:
+        RemoteError: the server cannot be reached, is not an MCP endpoint, or timed out.
+    """
+    import anyio
+
+    try:
+        return anyio.run(_list_tools, url, timeout_s)
+    except RemoteError:
+        raise
+    except BaseException as e:  # noqa: BLE001 - anyio wraps transport faults in exception groups
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise RemoteError(f"cannot list the tools of {url}: {_root_cause(e)}. Is an MCP server "
+                          "running there (e.g. `awm env start --world spotify`)? The URL ends "
+                          "in /mcp.") from e
+
+
+async def _list_tools(url: str, timeout_s: float) -> list[dict[str, Any]]:
+    import anyio
+    import httpx
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with anyio.fail_after(timeout_s):
+        async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=True) as http, \
+                streamable_http_client(url, http_client=http) as (read, write, _), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.list_tools()
+    return [{"name": t.name, "description": t.description or "",
+             "inputSchema": t.inputSchema} for t in result.tools]
+
+
+def _root_cause(error: BaseException) -> str:
+    """The innermost, most telling error of an exception group or chain."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, TimeoutError):
+        return "no answer in time"
+    return f"{type(error).__name__}: {error}"
