@@ -28,6 +28,9 @@ BUILTIN_WORLDS_DIR = str(Path(__file__).parent / "worlds" / "builtin")
 """The world set shipped with the package (``spotify`` first)."""
 NAMESPACE = "AWM"
 MIX_NAME = "mix"
+REMOTE_NAME = "remote"
+RESERVED_NAMES = (MIX_NAME, REMOTE_NAME)
+"""World names whose ids ``AWM/mix-v0`` / ``AWM/remote-v0`` are taken by the package."""
 
 _SETS: dict[str, WorldSet] = {}
 _SETS_LOCK = threading.Lock()
@@ -67,9 +70,9 @@ def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE) -> l
     root = world_set.root
     ids = []
     for name in world_set.names():
-        if name == MIX_NAME:
+        if name in RESERVED_NAMES:
             logger.warning("world %r in %s clashes with %s/%s-v0; use it through AWM/mix-v0 "
-                           "with worlds=[%r]", name, root, namespace, MIX_NAME, name)
+                           "with worlds=[%r]", name, root, namespace, name, name)
             continue
         gid = env_id(name, namespace)
         if gid in gym.registry:
@@ -99,7 +102,7 @@ def resolve_worlds(world_set_path: str | None, worlds: Any) -> tuple[WorldSet, l
 def _register_builtins() -> None:
     import gymnasium as gym
 
-    remote = env_id("remote")  # a world served by `awm env start`; needs url=...
+    remote = env_id(REMOTE_NAME)  # a world served by `awm env start`; needs url=...
     if remote not in gym.registry:
         gym.register(id=remote, entry_point="awm_gym.remote:RemoteEnv",
                      vector_entry_point="awm_gym.remote:RemoteVectorEnv",

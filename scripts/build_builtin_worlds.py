@@ -22,7 +22,7 @@ import tempfile
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES_DIR = os.path.join(REPO_ROOT, "awm_gym", "worlds", "sources")
 BUILTIN_DIR = os.path.join(REPO_ROOT, "awm_gym", "worlds", "builtin")
-WORLDS = ["spotify"]
+WORLDS = ["spotify", "amazon", "gmail", "google_calendar", "expedia", "chase", "github", "doordash"]
 VERIFIER_FUNCTION = "verify_task_completion"
 FILES = [
     "gen_scenario.jsonl",
