@@ -10,13 +10,19 @@ Example:
     Traceback (most recent call last):
     ...
     ValueError: EnvConfig.verifier_mode='both': choose one of 'auto', 'code', 'sql'.
+    >>> EnvConfig(judge={"base_url": "http://127.0.0.1:8000/v1", "model": "judge"}).judge.model
+    'judge'
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .clock import DEFAULT_FROZEN_NOW
+from .judge import JudgeConfig
+from .rubrics import Rubric
 
 __all__ = ["EnvConfig", "RewardConfig"]
 
@@ -32,7 +38,11 @@ class RewardConfig:
     incomplete: float = 0.1
     """The LLM judge's partial credit (sql mode only; code verifiers have no partial label)."""
     others: float = 0.0
-    """A code verifier says anything but complete; also agent_error / server_error judge labels."""
+    """A code verifier says anything but complete."""
+    agent_error: float = 0.0
+    """The LLM judge says the agent went wrong and did not recover."""
+    server_error: float = 0.0
+    """The LLM judge says the world's tools failed the agent."""
     format_error: float = -1.0
     """A malformed action; the episode terminates."""
     truncated: float = 0.0
@@ -40,6 +50,12 @@ class RewardConfig:
     unscored: float = 0.0
     """Reward given while a result cannot be scored (verifier error, no verifier, awaiting
     judgement). ``info["reward_valid"]`` is False then: leave such episodes out of statistics."""
+
+    @property
+    def judge_table(self) -> dict[str, float]:
+        """The judge label -> reward table (complete / incomplete / agent_error / server_error)."""
+        return {"complete": self.complete, "incomplete": self.incomplete,
+                "agent_error": self.agent_error, "server_error": self.server_error}
 
 
 @dataclass(frozen=True)
@@ -72,6 +88,13 @@ class EnvConfig:
     between runs, and Gymnasium's checker requires deterministic infos)."""
     rewards: RewardConfig = field(default_factory=RewardConfig)
     """Reward per outcome."""
+    judge: JudgeConfig | None = None
+    """The LLM judge for sql-mode verifiers (a ``JudgeConfig`` or a dict of its fields). None:
+    sql-mode episodes end ``awaiting_judge``, unscored. Set: they are judged in one batch per
+    step and rewarded by ``rewards.judge_table``."""
+    rubric: Rubric | None = None
+    """A reward composition (``awm_gym.rubrics``) replacing the default label -> reward mapping
+    for final answers; it may combine the code verifier, the judge and format checks."""
 
     def __post_init__(self) -> None:
         if self.verifier_mode not in _VERIFIER_MODES:
@@ -86,3 +109,29 @@ class EnvConfig:
         for name in ("tool_timeout_s", "verifier_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")
+        if isinstance(self.judge, Mapping):
+            object.__setattr__(self, "judge", JudgeConfig(**_judge_fields(self.judge)))
+        if self.judge is not None and not isinstance(self.judge, JudgeConfig):
+            raise ValueError(f"EnvConfig.judge: expected a JudgeConfig or a dict of its fields, "
+                             f"got {type(self.judge).__name__}.")
+        if self.rubric is not None:
+            if not isinstance(self.rubric, Rubric):
+                raise ValueError(f"EnvConfig.rubric: expected an awm_gym.rubrics.Rubric, got "
+                                 f"{type(self.rubric).__name__}.")
+            if "judge" in self.rubric.requires and self.judge is None:
+                raise ValueError("EnvConfig.rubric uses the LLM judge but EnvConfig.judge is None;"
+                                 " pass judge=JudgeConfig(base_url=..., model=...).")
+
+    @property
+    def keeps_trajectory(self) -> bool:
+        """Whether instances record their turns (only the LLM judge reads them)."""
+        return self.judge is not None
+
+
+def _judge_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    known = JudgeConfig.__dataclass_fields__
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        raise ValueError(f"EnvConfig.judge: unknown field(s) {unknown}; JudgeConfig has "
+                         f"{', '.join(known)}.")
+    return dict(fields)

@@ -24,7 +24,8 @@ from .db_diff import DatabaseDiff
 
 __all__ = ["Turn", "Episode", "EPISODE_FIELDS", "REQUIRED_INFO_KEYS", "DEFAULT_INFO_KEYS"]
 
-REQUIRED_INFO_KEYS = (K.ACTION_KIND, K.TOOL, K.VERIFIER_LABEL, K.FORMAT_ERROR, K.REWARD_VALID)
+REQUIRED_INFO_KEYS = (K.ACTION_KIND, K.TOOL, K.VERIFIER_LABEL, K.SUCCESS, K.FORMAT_ERROR,
+                      K.REWARD_VALID)
 """Info keys every recorded turn keeps: transcripts, success and the episode fields need them."""
 DEFAULT_INFO_KEYS = REQUIRED_INFO_KEYS + (K.TOOL_OUTCOME, K.TOOL_STATUS, K.ERROR)
 """Info keys kept per turn unless the caller chooses others (required ones are always added)."""
@@ -79,10 +80,14 @@ class Episode:
 
     @property
     def success(self) -> bool:
-        """Defined as: the episode ended with a final answer its verifier labelled ``complete``.
+        """Defined as: the episode ended with a final answer that was scored ``complete`` (by
+        its code verifier, or by the LLM judge / rubric when one is configured).
 
         Not the same as ``terminated``: a wrong final answer and a malformed action terminate too.
         """
+        info = self.final_info
+        if K.SUCCESS in info:
+            return bool(info[K.SUCCESS])
         return self.verifier_label == "complete"
 
     @property

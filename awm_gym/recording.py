@@ -76,7 +76,8 @@ INFO_COLUMN_TYPES: dict[str, str] = {
     K.ERROR: "large_string", K.REWARD_VALID: "bool", K.SUCCESS: "bool", K.STEP: "int32",
     K.DROPPED_CALLS: "int32", K.FINAL_ANSWER: "large_string", K.VERIFIER_ERROR: "large_string",
     K.VERIFIER_OUTPUT: "large_string", K.AWAITING_JUDGE: "bool", K.TOOL_TIME_S: "float64",
-    K.VERIFY_TIME_S: "float64", "worker_error": "string",
+    K.VERIFY_TIME_S: "float64", "worker_error": "string", K.JUDGE_LABEL: "string",
+    K.JUDGE_ERROR: "large_string",
 }
 """Typed columns for known info keys; any other info key is stored as a JSON string."""
 

@@ -58,6 +58,7 @@ class _Instance:
     done: bool = True
     slot: DatabaseSlot | None = None
     slot_world: str = ""
+    turns: list[Any] = field(default_factory=list)  # judge.Turn per step, when a judge reads them
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,11 @@ class WorldRuntime:
         self._tools_text: dict[str, str] = {}
         self._pool = verifier_pool
         self._owns_pool = verifier_pool is None
+        self._judge: Any = None
+        if config.judge is not None:
+            from .judge import LLMJudge
+
+            self._judge = LLMJudge(config.judge)
 
     def __repr__(self) -> str:
         return f"WorldRuntime(worlds={len(self.worlds)}, num_instances={self.num_instances})"
@@ -173,6 +179,7 @@ class WorldRuntime:
             else:
                 inst.slot.conn.deserialize(template)
             inst.world, inst.task_idx, inst.seed, inst.steps, inst.done = world, task, seed, 0, False
+            inst.turns = []
             info = {K.WORLD: world, K.TASK_IDX: task, K.SEED: -1 if seed is None else seed}
             out.append((self.world_set[world].tasks[task], info))
         return out
@@ -195,7 +202,12 @@ class WorldRuntime:
                 pending.append((pos, i, parsed.text))
                 outcomes.append(None)
                 continue
-            outcomes.append(self._act(inst, parsed))
+            outcome = self._act(inst, parsed)
+            if self.config.keeps_trajectory:
+                from .judge import Turn
+
+                inst.turns.append(Turn(action, outcome.observation))
+            outcomes.append(outcome)
         if pending:
             self._verify(pending, outcomes)
         return outcomes  # type: ignore[return-value]
@@ -253,56 +265,116 @@ class WorldRuntime:
                                       timeout_s=self.config.verifier_timeout_s)
         return self._pool
 
+    def _verifiers_needed(self, world: str, task: int) -> list[Any]:
+        """The verifiers a final answer runs: the rubric's needs, else :meth:`verifier_for`."""
+        rubric = self.config.rubric
+        if rubric is None:
+            chosen = self.verifier_for(world, task)
+            return [] if chosen is None else [chosen]
+        wdef = self.world_set[world]
+        out = []
+        for need, verifier in (("code", wdef.code_verifiers[task]),
+                               ("judge", wdef.sql_verifiers[task])):
+            if need in rubric.requires and verifier is not None and verifier.code:
+                out.append(verifier)
+        return out
+
     def _verify(self, pending: list[tuple[int, int, str]],
                 outcomes: list[StepOutcome | None]) -> None:
         from .verify import VerifyJob
 
-        jobs, slots = [], []
-        for pos, i, answer in pending:
+        jobs, owners = [], []  # owners[k] = index into pending of jobs[k]
+        for n, (_, i, answer) in enumerate(pending):
             inst = self._instances[i]
-            verifier = self.verifier_for(inst.world, inst.task_idx)
-            if verifier is None:
-                outcomes[pos] = self._finished(inst, answer, "no_verifier", None, None, 0.0)
-                continue
             prepared = self._prepared[inst.world]
-            jobs.append(VerifyJob(verifier.code, verifier.function_name, verifier.mode,
-                                  prepared.template, inst.slot.conn.serialize(),
-                                  answer if verifier.mode == "code" else None,
-                                  initial_key=f"{self.world_set[inst.world].content_hash}"
-                                              f"-{self.config.clock}"))
-            slots.append((pos, inst, answer))
-        if not jobs:
-            return
+            for verifier in self._verifiers_needed(inst.world, inst.task_idx):
+                jobs.append(VerifyJob(verifier.code, verifier.function_name, verifier.mode,
+                                      prepared.template, inst.slot.conn.serialize(),
+                                      answer if verifier.mode == "code" else None,
+                                      initial_key=f"{self.world_set[inst.world].content_hash}"
+                                                  f"-{self.config.clock}"))
+                owners.append(n)
         start = time.perf_counter()
-        results = self.pool().run(jobs)
+        results = self.pool().run(jobs) if jobs else []
+        by_episode: list[dict[str, Any]] = [{} for _ in pending]
+        for n, job, result in zip(owners, jobs, results, strict=True):
+            by_episode[n][job.mode] = result
+        verdicts = self._judge_episodes(pending, by_episode)
         elapsed = time.perf_counter() - start
-        for (pos, inst, answer), result in zip(slots, results, strict=True):
-            outcomes[pos] = self._finished(inst, answer, result.label, result.error_kind,
-                                           result, elapsed)
+        for n, (pos, i, answer) in enumerate(pending):
+            outcomes[pos] = self._finished(self._instances[i], answer, by_episode[n],
+                                           verdicts.get(n), elapsed)
 
-    def _finished(self, inst: _Instance, answer: str, label: str, error_kind: str | None,
-                  result: Any, verify_s: float) -> StepOutcome:
+    def _judge_episodes(self, pending: list[tuple[int, int, str]],
+                        by_episode: list[dict[str, Any]]) -> dict[int, Any]:
+        """Judge, in one batch, every episode whose sql-mode verifier produced evidence."""
+        if self._judge is None:
+            return {}
+        from .judge import JudgeRequest, criteria_from_raw_response
+
+        requests, owners = [], []
+        for n, (_, i, answer) in enumerate(pending):
+            result = by_episode[n].get("sql")
+            if result is None or result.label != "awaiting_judge":
+                continue
+            inst = self._instances[i]
+            wdef = self.world_set[inst.world]
+            verifier = wdef.sql_verifiers[inst.task_idx]
+            requests.append(JudgeRequest(
+                wdef.tasks[inst.task_idx], tuple(inst.turns), answer, result.output,
+                criteria_from_raw_response(verifier.raw_response if verifier else None)))
+            owners.append(n)
+        return dict(zip(owners, self._judge.judge(requests), strict=True))
+
+    def _finished(self, inst: _Instance, answer: str, results: dict[str, Any], verdict: Any,
+                  verify_s: float) -> StepOutcome:
         r = self.config.rewards
-        valid = label in ("complete", "others")
-        reward = {"complete": r.complete, "others": r.others}.get(label, r.unscored)
         info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx,
                                 K.STEP: inst.steps, K.ACTION_KIND: "final_answer",
-                                K.FINAL_ANSWER: answer, K.VERIFIER_LABEL: label,
-                                K.REWARD_VALID: valid, K.SUCCESS: label == "complete"}
+                                K.FINAL_ANSWER: answer}
         if self.config.record_timings:
             info[K.VERIFY_TIME_S] = verify_s
-        if label == "awaiting_judge":
-            info[K.AWAITING_JUDGE] = True
-        if result is not None and result.output is not None and label == "awaiting_judge":
-            info[K.VERIFIER_OUTPUT] = result.output
-        if error_kind is not None:
-            info[K.VERIFIER_ERROR] = f"{error_kind}: {result.error}"
-        return StepOutcome("", reward, True, False, info)
+        result = results.get("code") or results.get("sql")
+        label = "no_verifier" if result is None else result.label
+        info[K.VERIFIER_LABEL] = label
+        for res in results.values():
+            if res.error_kind is not None:
+                info[K.VERIFIER_ERROR] = f"{res.error_kind}: {res.error}"
+        sql = results.get("sql")
+        if sql is not None and sql.label == "awaiting_judge":
+            if sql.output is not None:
+                info[K.VERIFIER_OUTPUT] = sql.output
+            if verdict is None:
+                info[K.AWAITING_JUDGE] = True
+        if verdict is not None:
+            info[K.JUDGE_LABEL] = verdict.label
+            if verdict.error_kind is not None:
+                info[K.JUDGE_ERROR] = f"{verdict.error_kind}: {verdict.error}"
+        if self.config.rubric is not None:
+            from .rubrics import EpisodeOutcome
+
+            code = results.get("code")
+            reward, components = self.config.rubric.evaluate(EpisodeOutcome(
+                answer, None if code is None else code.label,
+                None if verdict is None else verdict.label, inst.steps))
+            info[K.REWARD_COMPONENTS] = components
+            valid, success = reward is not None, reward is not None and reward >= 1.0
+        elif verdict is not None and result is sql:
+            reward = r.judge_table.get(verdict.label)
+            valid, success = reward is not None, verdict.label == "complete"
+        else:
+            reward = {"complete": r.complete, "others": r.others}.get(label)
+            valid, success = reward is not None, label == "complete"
+        info[K.REWARD_VALID], info[K.SUCCESS] = valid, success
+        return StepOutcome("", r.unscored if reward is None else reward, True, False, info)
 
     def close(self) -> None:
         if self._owns_pool and self._pool is not None:
             self._pool.close()
             self._pool = None
+        if self._judge is not None:
+            self._judge.close()
+            self._judge = None
         for inst in self._instances:
             if inst.slot is not None:
                 inst.slot.conn.close()

@@ -1,0 +1,72 @@
+"""Run the synthesis stages in AWM's order, each resumable: ``awm gen <stage>`` / ``awm gen all``.
+
+Order: scenario -> task -> db -> sample -> spec -> env -> verifier -> solution -> finalize. Every
+stage reads the files of the stages before it from ``output_dir`` and writes its own; items that
+already have a row are skipped, so running a stage (or ``all``) again only retries what failed
+or is missing, and stops costing requests once everything is there. ``finalize`` writes the
+kept world set to ``<output_dir>/worlds/``. ``synth_config.json`` (the resolved config),
+``usage.json`` (requests, tokens, cost per stage) and ``failures.jsonl`` sit beside the files.
+
+Example:
+    >>> STAGE_ORDER[:3], "all" in STAGE_CHOICES
+    (('scenario', 'task', 'db'), True)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+
+from . import db, env, finalize, sample, scenario, solution, spec, tasks, verifier
+from .config import SynthConfig
+from .context import RunContext, StageReport
+from .errors import SynthConfigError
+from .llm import LLMClient
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["STAGES", "STAGE_ORDER", "STAGE_CHOICES", "run_pipeline"]
+
+STAGES: dict[str, Callable[[RunContext], StageReport]] = {
+    "scenario": scenario.run_stage,
+    "task": tasks.run_stage,
+    "db": db.run_stage,
+    "sample": sample.run_stage,
+    "spec": spec.run_stage,
+    "env": env.run_stage,
+    "verifier": verifier.run_stage,
+    "solution": solution.run_stage,
+    "finalize": finalize.run_stage,
+}
+STAGE_ORDER = tuple(STAGES)
+STAGE_CHOICES = (*STAGE_ORDER, "all")
+
+
+def run_pipeline(config: SynthConfig, stages: Sequence[str] = ("all",), *,
+                 llm: LLMClient | None = None) -> list[StageReport]:
+    """Run ``stages`` (names from :data:`STAGE_CHOICES`) in pipeline order.
+
+    ``all`` runs every stage; the scenario stage is skipped when there is neither a seed file
+    (``config.input``) nor a ``gen_scenario.jsonl`` to grow.
+
+    Returns:
+        One :class:`~synth.context.StageReport` per stage run.
+
+    Raises:
+        SynthConfigError: an unknown stage name, or a stage's input is missing.
+    """
+    unknown = [s for s in stages if s not in STAGE_CHOICES]
+    if unknown:
+        raise SynthConfigError(f"unknown stage(s) {unknown}; choose from "
+                               f"{', '.join(STAGE_CHOICES)}.")
+    selected = [s for s in STAGE_ORDER if s in stages or "all" in stages]
+    if "all" in stages and config.input is None and not os.path.exists(
+            os.path.join(config.output_dir, "gen_scenario.jsonl")):
+        selected.remove("scenario")
+    reports = []
+    with RunContext(config, llm) as run:
+        for name in selected:
+            logger.info("stage %s", name)
+            reports.append(STAGES[name](run))
+    return reports

@@ -1,0 +1,152 @@
+"""Stage ``sample``: the initial rows of each world, validated by inserting them.
+
+Reads tasks and schema; writes ``gen_sample.jsonl`` rows ``{"scenario", "tables_count",
+"inserts_count", "sample_data": {"tables": [{"table_name", "reasoning",
+"insert_statements"}]}}``. Each answer is executed with the runtime's builder, exactly as the
+world's database will later be built (DDL, then every INSERT alone with foreign keys on). Failing
+statements go back to the LLM with SQLite's errors. Once corrections run out, the best attempt is
+kept if its share of failing INSERTs is at most ``max_failed_insert_ratio`` (default 0: every row
+must insert; AWM tolerates 10%). Its error feedback stays a list of statements and errors (AWM's
+history turns into single characters, awm.md 8 item 18).
+
+Example:
+    >>> schema = {"tables": [{"name": "t", "ddl": "CREATE TABLE t (id INTEGER PRIMARY KEY)"}]}
+    >>> validate_samples('{"tables": [{"table_name": "t", "insert_statements": ["INSERT INTO t (id) VALUES (1);"]}]}', schema, 0.0)["tables"][0]["reasoning"]
+    ''
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awm_gym.clock import FrozenClock
+from awm_gym.template_db import build_template_db
+
+from .context import RunContext, StageReport
+from .errors import GenerationError
+from .parsing import parse_json_answer, require_keys
+from .repair import Imperfect, RepairJob, RepairOutcome, run_with_repair
+from .store import StageOutput, rows_by_world
+from .world_text import numbered, samples_from_data, schema_text, tables_from_schema
+
+__all__ = ["run_stage", "validate_samples", "STAGE"]
+
+STAGE = "sample"
+_MAX_LISTED = 25
+
+_SYSTEM = "You write realistic seed data for web application databases, as SQLite INSERTs."
+
+_PROMPT = """\
+Application: {name}
+
+Tasks users will ask an assistant to do (the data must make each of them possible):
+{tasks}
+
+Database schema:
+{schema}
+
+Write the application's initial data.
+
+Rules:
+- INSERT statements with explicit column lists, exactly one statement per string, tables in
+  foreign-key order (referenced rows first). Only tables and columns of the schema.
+- User 1 is the signed-in user: insert it first, and give user 1 most of the data; other users
+  own some rows that must not be confused with user 1's.
+- For every task, the records it names exist with exactly the names and values the task uses;
+  add look-alike records that must not match, 5 to 10 rows where the task lists things, and rows
+  that can safely be deleted where the task deletes.
+- Realistic values. Timestamps as 'YYYY-MM-DD HH:MM:SS' or datetime('now', '-N days').
+- SQL string quoting: double an apostrophe inside a string ('O''Brien'); never use backslashes.
+
+Reply with a JSON object only:
+{{"tables": [{{"table_name": "users", "reasoning": "<at most 100 words on what the rows are for>", "insert_statements": ["INSERT INTO users (id, ...) VALUES (1, ...);"]}}]}}"""
+
+
+def validate_samples(answer: str, schema: dict[str, Any], max_failed_ratio: float
+                     ) -> dict[str, Any]:
+    """The ``sample_data`` of an answer, once its INSERTs run on the schema.
+
+    Raises:
+        Imperfect: some INSERTs fail but no more than ``max_failed_ratio`` of them (kept if no
+            correction does better).
+        GenerationError: bad JSON or shape, no INSERTs, or too many failing statements.
+    """
+    value = parse_json_answer(answer, dict)
+    require_keys(value, {"tables": list}, "The sample data")
+    tables = []
+    for i, table in enumerate(value["tables"]):
+        if not isinstance(table, dict):
+            raise GenerationError(f"tables[{i}] is not an object with table_name and "
+                                  "insert_statements.")
+        require_keys(table, {"table_name": str, "insert_statements": list}, f"tables[{i}]")
+        statements = table["insert_statements"]
+        if not all(isinstance(s, str) for s in statements):
+            raise GenerationError(f"tables[{i}].insert_statements must be a list of strings.")
+        reasoning = table.get("reasoning")
+        tables.append({"table_name": table["table_name"],
+                       "reasoning": reasoning if isinstance(reasoning, str) else "",
+                       "insert_statements": statements})
+    data = {"tables": tables}
+    samples = samples_from_data(data)
+    total = sum(len(s.insert_statements) for s in samples)
+    if not total:
+        raise GenerationError("No INSERT statements were given; the world needs initial data.")
+    known = {t["name"] for t in schema["tables"]}
+    unknown = sorted({s.table_name for s in samples} - known)
+    conn, report = build_template_db(tables_from_schema(schema), samples, FrozenClock())
+    conn.close()
+    if not report.inserts_failed and not unknown:
+        return data
+    lines = [f"table {table!r} statement {index + 1}: "
+             f"{_statement(samples, table, index)[:200]} -> {error}"
+             for table, index, error in report.failures[:_MAX_LISTED]]
+    if len(report.failures) > _MAX_LISTED:
+        lines.append(f"... and {len(report.failures) - _MAX_LISTED} more failures")
+    if unknown:
+        lines.append(f"table_name(s) {unknown} are not tables of the schema ({sorted(known)})")
+    ratio = report.inserts_failed / total
+    message = (f"{report.inserts_failed} of {total} INSERT statements failed when run with "
+               "foreign keys on:\n- " + "\n- ".join(lines))
+    if not unknown and ratio <= max_failed_ratio:
+        raise Imperfect(message, fallback=data, badness=ratio)
+    raise GenerationError(message)
+
+
+def _statement(samples: Any, table: str, index: int) -> str:
+    for s in samples:
+        if s.table_name == table and 0 <= index < len(s.insert_statements):
+            return s.insert_statements[index]
+    return ""
+
+
+def run_stage(run: RunContext) -> StageReport:
+    """Generate initial rows for every world with a schema and no rows yet."""
+    cfg = run.config
+    tasks = rows_by_world(run.path("gen_tasks.jsonl"))
+    schemas = {k: v for k, v in rows_by_world(run.path("gen_db.jsonl")).items()
+               if run.wants(k) and k in tasks}
+    out = StageOutput(run.path("gen_sample.jsonl"), schemas)
+    todo = [k for k in schemas if not out.has(k)]
+    jobs = [RepairJob(k, (
+        {"role": "system", "content": _SYSTEM},
+        {"role": "user", "content": _PROMPT.format(
+            name=tasks[k]["scenario"], tasks=numbered(tasks[k]["tasks"]),
+            schema=schema_text(tables_from_schema(schemas[k]["db_schema"])))}),
+        (schemas[k]["scenario"], schemas[k]["db_schema"])) for k in todo]
+    counter = run.counter(STAGE, len(jobs))
+
+    def save(outcome: RepairOutcome) -> None:
+        run.record(STAGE, outcome)
+        if outcome.is_ok:
+            data = outcome.value
+            out.put(outcome.key, {
+                "scenario": outcome.context[0], "tables_count": len(data["tables"]),
+                "inserts_count": sum(len(t["insert_statements"]) for t in data["tables"]),
+                "sample_data": data})
+
+    run_with_repair(run.llm, STAGE, jobs,
+                    lambda job, text: validate_samples(text, job.context[1],
+                                                       cfg.max_failed_insert_ratio),
+                    max_retry=cfg.max_retry, counter=counter, on_outcome=save)
+    out.flush()
+    return run.report(STAGE, counter, len(schemas) - len(todo))
