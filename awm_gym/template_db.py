@@ -30,11 +30,11 @@ import json
 import os
 import re
 import sqlite3
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .atomic_io import write_bytes_atomic
 from .clock import FrozenClock
 
 __all__ = ["TemplateReport", "build_template_db", "TemplateCache", "default_cache_dir",
@@ -191,21 +191,9 @@ class TemplateCache:
     def save(self, key: str, data: bytes, report: TemplateReport) -> None:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            _atomic_write(self.directory / f"{key}.db", data)
-            _atomic_write(self.directory / f"{key}.json", json.dumps(report.to_json()).encode())
+            write_bytes_atomic(self.directory / f"{key}.db", data)
+            write_bytes_atomic(self.directory / f"{key}.json", json.dumps(report.to_json()).encode())
         except OSError:  # a read-only or full cache only costs a rebuild next time
             pass
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -20,12 +20,12 @@ from __future__ import annotations
 import html
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import info_keys as K
+from .atomic_io import write_text_atomic
 from .actions import ListTools, Malformed, ToolCall, parse_action
 from .episode import DEFAULT_INFO_KEYS, Episode
 
@@ -176,16 +176,6 @@ def render_index(episodes: Sequence[Episode], title: str) -> str:
             f"<th>outcome</th><th>task text</th></tr>{rows}</table></main></body></html>\n")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_transcripts(episodes: Iterable[Episode], out_dir: str | os.PathLike,
@@ -197,9 +187,9 @@ def write_transcripts(episodes: Iterable[Episode], out_dir: str | os.PathLike,
     paths = []
     for episode in episodes:
         path = out / _file_name(episode)
-        _write_atomic(path, render_episode(episode))
+        write_text_atomic(path, render_episode(episode))
         paths.append(path)
     index = out / "index.html"
-    _write_atomic(index, render_index(episodes, title))
+    write_text_atomic(index, render_index(episodes, title))
     paths.append(index)
     return paths

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from awm_gym.atomic_io import write_text_atomic
 
 from .errors import SynthConfigError
 
@@ -61,31 +62,17 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Mapping[str, Any]]) -> None:
     """Write ``rows`` to ``path`` atomically, one JSON object per line."""
-    _atomic_write_text(path, "".join(json.dumps(dict(r), ensure_ascii=False) + "\n"
+    write_text_atomic(path, "".join(json.dumps(dict(r), ensure_ascii=False) + "\n"
                                      for r in rows))
 
 
 def write_json(path: str | os.PathLike[str], value: Any) -> None:
     """Write ``value`` to ``path`` atomically as indented JSON."""
-    _atomic_write_text(path, json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
+    write_text_atomic(path, json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,6 @@ Example:
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,6 +39,7 @@ def reset_databases(world_set_dir: str, out_dir: str, worlds: Sequence[str] = ()
 
     Only ``gen_db.jsonl`` and ``gen_sample.jsonl`` are read, as AWM's command does.
     """
+    from awm_gym.atomic_io import write_bytes_atomic
     from awm_gym.clock import FrozenClock
     from awm_gym.template_db import build_template_db
     from awm_gym.worldset import normalize_scenario_name
@@ -63,10 +63,7 @@ def reset_databases(world_set_dir: str, out_dir: str, worlds: Sequence[str] = ()
         finally:
             conn.close()
         path = os.path.join(out_dir, f"{world}.db")
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{world}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(content)
-        os.replace(tmp, path)
+        write_bytes_atomic(path, content)
         out.append(DatabaseBuild(world, path, report.inserts_total - report.inserts_failed,
                                  report.inserts_failed, report.tables_failed))
     return out
