@@ -1,0 +1,151 @@
+"""The training run's configuration: one frozen dataclass per part, composed in TrainConfig.
+
+``TrainConfig()`` is the offline default (the main job): a tiny model built locally, SFT on the
+oracle's rollouts, then GRPO on the built-in worlds. ``awm train`` / ``scripts/train.py`` expose
+every field as ``--<part>.<field>`` (help text = the field's docstring).
+
+Example:
+    >>> cfg = TrainConfig()
+    >>> cfg.chat.history_turns, cfg.rollout.group_size
+    (3, 8)
+    >>> config_to_dict(cfg)["grpo"]["clip_high"]
+    0.28
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from .chat_format import CatalogueMode, ChatFormatConfig
+from .errors import AgentConfigError
+from .evaluate import EvalConfig
+from .grpo.config import GRPOConfig, OptimConfig, RolloutConfig
+from .policies.sampling import SamplingConfig
+from .policies.vllm_policy import VLLMEngineConfig
+from .sft import SFTConfig
+from .tiny_model import TinyModelConfig
+
+__all__ = ["RunConfig", "ModelConfig", "TrainConfig", "config_to_dict", "config_from_dict"]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Where the run writes, its seed and its machine settings."""
+
+    out_dir: str = "out/main"
+    """Run folder: models, datasets, metrics.jsonl, plot, transcripts, checkpoints, summary."""
+    seed: int = 0
+    """Seed of everything random in the run (model init excepted: see model.tiny.seed)."""
+    device: str = "auto"
+    """Where the trainer runs: auto | cpu | cuda."""
+    torch_threads: int | None = None
+    """torch CPU threads (None: torch's default)."""
+    checkpoint_every: int = 0
+    """Checkpoint every this many GRPO steps (0: only at the end)."""
+    resume: bool = False
+    """Continue from the run folder's latest checkpoint (skips model build, SFT and the first
+    evaluation)."""
+    transcripts: int = 12
+    """HTML transcripts written of the final evaluation's episodes."""
+
+    def __post_init__(self) -> None:
+        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
+            raise AgentConfigError(f"RunConfig.device={self.device!r}: use auto, cpu or cuda.")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The starting model."""
+
+    path: str | None = None
+    """A local model folder (None: build the tiny offline model into the run folder)."""
+    tiny: TinyModelConfig = field(default_factory=TinyModelConfig)
+    """Sizes of the tiny model built when ``path`` is None."""
+
+
+def _main_job_chat() -> ChatFormatConfig:
+    return ChatFormatConfig(catalogue=CatalogueMode.NONE, max_observation_chars=200)
+
+
+def _main_job_sampling() -> SamplingConfig:
+    return SamplingConfig(temperature=0.7, max_new_tokens=96)
+
+
+def _main_job_eval() -> EvalConfig:
+    return EvalConfig(temperature=0.7)
+
+
+def _main_job_rollout() -> RolloutConfig:
+    return RolloutConfig(worlds=("spotify",))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything ``awm train`` runs: build/load, SFT, evaluate, GRPO, evaluate, report."""
+
+    run: RunConfig = field(default_factory=RunConfig)
+    """Output folder, seed, device, checkpoints."""
+    model: ModelConfig = field(default_factory=ModelConfig)
+    """The starting model."""
+    chat: ChatFormatConfig = field(default_factory=_main_job_chat)
+    """Prompt format and window (the main job hides the catalogue: the tiny model learns the
+    tools from SFT)."""
+    sampling: SamplingConfig = field(default_factory=_main_job_sampling)
+    """Sampling during GRPO rollouts (the main job samples at 0.7: at 1.0 the tiny model's
+    format errors make "answer at once" a local optimum in some seeds)."""
+    rollout: RolloutConfig = field(default_factory=_main_job_rollout)
+    """Worlds, groups, turns, backend (the main job trains on spotify, whose episodes are the
+    shortest, to fit 15 minutes on 2 CPU cores; ``--rollout.worlds none`` takes every world)."""
+    grpo: GRPOConfig = field(default_factory=GRPOConfig)
+    """The objective."""
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    """AdamW and the update schedule."""
+    sft: SFTConfig = field(default_factory=SFTConfig)
+    """The warm start."""
+    eval: EvalConfig = field(default_factory=_main_job_eval)
+    """Evaluation before and after GRPO (at the rollout temperature)."""
+    vllm: VLLMEngineConfig = field(default_factory=VLLMEngineConfig)
+    """The colocated vLLM engine (when the backend is vllm)."""
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def config_to_dict(cfg: Any) -> dict[str, Any]:
+    """A config dataclass as plain JSON-able values (enums by value, tuples as lists)."""
+    return _plain(cfg)
+
+
+def config_from_dict(cls: type, data: dict[str, Any]) -> Any:
+    """Rebuild a (nested) config dataclass from :func:`config_to_dict` output.
+
+    Raises:
+        AgentConfigError: a key is not a field of the dataclass.
+    """
+    import typing
+
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(data) - names
+    if unknown:
+        raise AgentConfigError(f"{cls.__name__} has no field(s) {sorted(unknown)}; valid: "
+                               f"{sorted(names)}.")
+    kwargs = {}
+    for key, value in data.items():
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint) and isinstance(value, dict):
+            value = config_from_dict(hint, value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[key] = value
+    return cls(**kwargs)

@@ -1,0 +1,127 @@
+"""Turn trajectories into training samples (one per turn) and pack them into micro-batches.
+
+A sample is the exact prompt ids the sampler saw followed by the ids it sampled; the loss mask
+covers the sampled ids and nothing else. Its advantage is its trajectory's. Turns that sampled
+nothing (a prompt over the context) never become samples; turns cut by ``max_new_tokens``
+(finish reason ``length``) are dropped when ``mask_truncated_turns`` is set.
+
+Micro-batches are formed in order, greedily, so that ``rows x longest row <= token budget``
+(a sample longer than the budget gets a micro-batch of its own). Rows are right-padded.
+
+Example:
+    >>> s = [TrainSample((1, 2), (3, 4), 0.5, (-0.1, -0.2)), TrainSample((1,), (5,), -0.5, (-1.0,))]
+    >>> pack_micro_batches(s, token_budget=4)
+    [[0], [1]]
+    >>> b = collate(s, pad_id=0)
+    >>> b["input_ids"].tolist(), b["loss_mask"].int().tolist()
+    ([[1, 2, 3, 4], [1, 5, 0, 0]], [[0, 1, 1], [1, 0, 0]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .rollout import Trajectory
+
+__all__ = ["TrainSample", "build_samples", "pack_micro_batches", "collate"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSample:
+    """One turn to train on: prompt ids + completion ids, the trajectory's advantage, and the
+    sampler's log-probabilities of the completion ids."""
+
+    prompt_ids: tuple[int, ...]
+    completion_ids: tuple[int, ...]
+    advantage: float
+    sampler_logprobs: tuple[float, ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.prompt_ids) + len(self.completion_ids)
+
+
+def build_samples(trajectories: Sequence[Trajectory], advantages: np.ndarray,
+                  trainable: np.ndarray, mask_truncated_turns: bool = True
+                  ) -> tuple[list[TrainSample], int]:
+    """Samples of the trainable trajectories; also returns how many turns were masked as cut.
+
+    Args:
+        trajectories: the step's episodes.
+        advantages: one value per trajectory.
+        trainable: which trajectories train (valid reward, group with non-zero variance).
+        mask_truncated_turns: drop turns whose finish reason is ``length``.
+    """
+    samples: list[TrainSample] = []
+    masked = 0
+    for traj, adv, ok in zip(trajectories, advantages, trainable, strict=True):
+        if not ok:
+            continue
+        for turn in traj.turns:
+            gen = turn.generation
+            if not gen.completion_ids:
+                continue
+            if mask_truncated_turns and gen.finish_reason == "length":
+                masked += 1
+                continue
+            samples.append(TrainSample(gen.prompt_ids, gen.completion_ids, float(adv),
+                                       gen.logprobs))
+    return samples, masked
+
+
+def pack_micro_batches(samples: Sequence[TrainSample], token_budget: int,
+                       sort_by_length: bool = False) -> list[list[int]]:
+    """Indices of ``samples`` grouped so each group's padded size fits ``token_budget``.
+
+    With ``sort_by_length`` samples of similar length share a micro-batch (less padding); the
+    token-mean loss does not depend on the grouping, so this changes speed, not the gradient.
+    """
+    order = sorted(range(len(samples)), key=lambda k: samples[k].length) if sort_by_length \
+        else list(range(len(samples)))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    longest = 0
+    for k in order:
+        sample = samples[k]
+        width = max(longest, sample.length)
+        if current and (len(current) + 1) * width > token_budget:
+            batches.append(current)
+            current, width = [], sample.length
+        current.append(k)
+        longest = width
+    if current:
+        batches.append(current)
+    return batches
+
+
+def collate(samples: Sequence[TrainSample], pad_id: int) -> dict[str, Any]:
+    """Right-padded tensors for a micro-batch.
+
+    Returns:
+        ``input_ids`` (B, T), ``attention_mask`` (B, T), ``targets`` (B, T-1): the next token
+        at each position, ``loss_mask`` (B, T-1) bool: True where the target is a sampled
+        token, ``advantages`` (B,), ``sampler_logprobs`` (B, T-1) aligned with ``targets``.
+    """
+    import torch
+
+    width = max(s.length for s in samples)
+    n = len(samples)
+    input_ids = torch.full((n, width), pad_id, dtype=torch.long)
+    attention = torch.zeros((n, width), dtype=torch.long)
+    loss_mask = torch.zeros((n, width - 1), dtype=torch.bool)
+    sampler = torch.zeros((n, width - 1), dtype=torch.float32)
+    for row, s in enumerate(samples):
+        ids = list(s.prompt_ids) + list(s.completion_ids)
+        input_ids[row, :len(ids)] = torch.tensor(ids, dtype=torch.long)
+        attention[row, :len(ids)] = 1
+        start = len(s.prompt_ids) - 1  # position whose next token is the first sampled one
+        loss_mask[row, start:start + len(s.completion_ids)] = True
+        if s.sampler_logprobs:
+            sampler[row, start:start + len(s.completion_ids)] = torch.tensor(s.sampler_logprobs)
+    return {"input_ids": input_ids, "attention_mask": attention, "targets": input_ids[:, 1:],
+            "loss_mask": loss_mask, "sampler_logprobs": sampler,
+            "advantages": torch.tensor([s.advantage for s in samples], dtype=torch.float32)}

@@ -1,0 +1,153 @@
+"""GRPO's configuration: one frozen dataclass per part (rollouts, the loss, the optimizer).
+
+Defaults are the offline default (the tiny local model on the built-in worlds); docs/training.md
+gives the values for real models. The CLI (``awm train``) is generated from these fields and
+their docstrings.
+
+Example:
+    >>> GRPOConfig(clip_low=0.2, clip_high=0.28).advantage
+    <AdvantageMode.GROUP: 'group'>
+    >>> RolloutConfig(groups_per_step=4, group_size=8).episodes_per_step
+    32
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ..errors import AgentConfigError
+from .advantages import AdvantageMode
+
+__all__ = ["BackendKind", "RolloutConfig", "GRPOConfig", "OptimConfig"]
+
+
+class BackendKind(str, enum.Enum):
+    """Which engine samples rollouts."""
+
+    AUTO = "auto"
+    """vLLM when it is installed, else transformers."""
+    HF = "hf"
+    """transformers ``generate`` on the trainer's own model (no weight sync needed)."""
+    VLLM = "vllm"
+    """vLLM's offline engine, weights reloaded after every step."""
+
+    @classmethod
+    def coerce(cls, value: str | BackendKind) -> BackendKind:
+        try:
+            return cls(value)
+        except ValueError:
+            raise AgentConfigError(f"RolloutConfig.backend={value!r}: choose one of "
+                                   f"{[m.value for m in cls]}.") from None
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """Which episodes a GRPO step collects and how."""
+
+    env_id: str = "AWM/mix-v0"
+    """Gymnasium id of the worlds to train on (``AWM/mix-v0``: every world of the set)."""
+    worlds: tuple[str, ...] | None = None
+    """Restrict training to these worlds (None: all the env id offers)."""
+    world_set: str | None = None
+    """A world set directory (None: the built-in worlds)."""
+    groups_per_step: int = 8
+    """Tasks per GRPO step; each is run ``group_size`` times from the same task and seed."""
+    group_size: int = 8
+    """Rollouts per group; advantages are normalized within the group."""
+    max_turns: int = 10
+    """Turns before an episode is truncated (the env's ``max_episode_steps``)."""
+    backend: BackendKind = BackendKind.AUTO
+    """Sampling engine: auto | hf | vllm."""
+    hf_batch_size: int = 64
+    """Most prompts per transformers ``generate`` call."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "backend", BackendKind.coerce(self.backend))
+        if self.worlds is not None:
+            object.__setattr__(self, "worlds", tuple(self.worlds))
+        if self.group_size < 2:
+            raise AgentConfigError(f"RolloutConfig.group_size={self.group_size}: GRPO needs at "
+                                   "least 2 rollouts per group to form an advantage; set "
+                                   "group_size >= 2.")
+        if self.groups_per_step < 1:
+            raise AgentConfigError(f"RolloutConfig.groups_per_step={self.groups_per_step}: "
+                                   "use >= 1.")
+        if self.max_turns < 1:
+            raise AgentConfigError(f"RolloutConfig.max_turns={self.max_turns}: use >= 1.")
+
+    @property
+    def episodes_per_step(self) -> int:
+        """Instances of the vector env: ``groups_per_step * group_size``."""
+        return self.groups_per_step * self.group_size
+
+
+@dataclass(frozen=True)
+class GRPOConfig:
+    """The objective: advantages, clipping, KL, masking."""
+
+    steps: int = 20
+    """GRPO steps (collect, then update)."""
+    advantage: AdvantageMode = AdvantageMode.GROUP
+    """Reward normalization: group (mean/std in the group) | mean (mean only) | batch (group
+    mean, batch std)."""
+    adv_eps: float = 1e-4
+    """Added to the standard deviation before dividing."""
+    clip_low: float = 0.2
+    """The ratio may fall to ``1 - clip_low`` before the surrogate is clipped."""
+    clip_high: float = 0.28
+    """The ratio may rise to ``1 + clip_high`` before the surrogate is clipped (clip-higher)."""
+    kl_coef: float = 0.0
+    """Weight of the k3 KL to the frozen starting model (0: off, no reference model kept)."""
+    mask_truncated_turns: bool = True
+    """Drop turns cut by ``max_new_tokens`` from the loss (the trajectory keeps its reward)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "advantage", AdvantageMode.coerce(self.advantage))
+        if self.steps < 0:
+            raise AgentConfigError(f"GRPOConfig.steps={self.steps}: use >= 0.")
+        if not 0 <= self.clip_low < 1 or self.clip_high < 0:
+            raise AgentConfigError(f"GRPOConfig.clip_low={self.clip_low}, clip_high="
+                                   f"{self.clip_high}: use 0 <= clip_low < 1 and clip_high >= 0.")
+        if self.kl_coef < 0:
+            raise AgentConfigError(f"GRPOConfig.kl_coef={self.kl_coef}: use >= 0 (0 turns the "
+                                   "KL term off).")
+
+
+@dataclass(frozen=True)
+class OptimConfig:
+    """AdamW and the update schedule."""
+
+    lr: float = 2e-4
+    """Peak learning rate (the tiny model; full fine-tuning of a real model uses ~1e-6)."""
+    warmup_steps: int = 0
+    """GRPO steps of linear warm-up; constant afterwards."""
+    weight_decay: float = 0.0
+    """AdamW weight decay."""
+    beta1: float = 0.9
+    """AdamW beta1."""
+    beta2: float = 0.99
+    """AdamW beta2."""
+    max_grad_norm: float = 1.0
+    """Clip the global gradient norm to this before each optimizer step."""
+    optimizer_steps_per_step: int = 1
+    """Optimizer steps per GRPO step, whatever the number of turns (the samples are split in
+    this many mini-batches; with 1 the policy ratio is exactly 1)."""
+    micro_batch_tokens: int = 16384
+    """Token budget of one forward/backward (rows x longest row); gradients accumulate."""
+
+    def __post_init__(self) -> None:
+        if self.lr <= 0:
+            raise AgentConfigError(f"OptimConfig.lr={self.lr}: use > 0.")
+        if self.optimizer_steps_per_step < 1:
+            raise AgentConfigError(f"OptimConfig.optimizer_steps_per_step="
+                                   f"{self.optimizer_steps_per_step}: use >= 1.")
+        if self.micro_batch_tokens < 1:
+            raise AgentConfigError(f"OptimConfig.micro_batch_tokens={self.micro_batch_tokens}: "
+                                   "use >= 1.")
+
+    def lr_at(self, step: int) -> float:
+        """Learning rate during GRPO step ``step`` (0-based)."""
+        if self.warmup_steps <= 0:
+            return self.lr
+        return self.lr * min(1.0, (step + 1) / self.warmup_steps)

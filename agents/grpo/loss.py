@@ -1,0 +1,117 @@
+"""Token-level PPO-clip loss with separate low/high clip and an optional k3 KL to a reference.
+
+For every sampled token k of every turn sample (advantage ``A`` of its trajectory)::
+
+    ratio_k  = exp(logp_k - old_logp_k)
+    pg_loss1 = -A * ratio_k
+    pg_loss2 = -A * clip(ratio_k, 1 - clip_low, 1 + clip_high)
+    loss_k   = max(pg_loss1, pg_loss2) + kl_coef * k3_k
+    k3_k     = exp(ref_logp_k - logp_k) - (ref_logp_k - logp_k) - 1
+
+The caller sums ``loss_k`` over the loss mask and divides by the number of sampled tokens in
+the whole optimizer batch (token mean, global denominator), so splitting a batch into
+micro-batches changes nothing. ``logp`` is ``log_softmax(logits / T)`` at the sampling
+temperature ``T``.
+
+Example:
+    >>> import torch
+    >>> logp = torch.log(torch.tensor([[0.5, 0.6]]))
+    >>> out = ppo_clip_loss(logp, logp.detach(), torch.tensor([1.0]),
+    ...                     torch.tensor([[True, False]]), 0.2, 0.28)
+    >>> round(float(out.token_loss[0, 0]), 3), out.clip_low, out.clip_high
+    (-1.0, 0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["token_logprobs", "ppo_clip_loss", "LossTerms"]
+
+
+def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
+                   with_entropy: bool = False) -> tuple[Any, Any]:
+    """Log-probabilities of the next token at every loss position, and optionally the entropy.
+
+    Only positions in ``batch["loss_mask"]`` go through the output head and the softmax (the
+    prompt's positions are most of a windowed sample and need neither).
+
+    Returns:
+        ``(logp, entropy)``: both (B, T-1) aligned with ``batch["targets"]``, zero outside the
+        loss mask; entropy is None unless asked for (computed without gradient).
+    """
+    import torch
+
+    device = next(model.parameters()).device
+    mask = batch["loss_mask"].to(device)  # (B, T-1)
+    body = getattr(model, model.base_model_prefix)
+    hidden = body(input_ids=batch["input_ids"].to(device),
+                  attention_mask=batch["attention_mask"].to(device),
+                  use_cache=False).last_hidden_state[:, :-1]  # (B, T-1, H)
+    logits = model.get_output_embeddings()(hidden[mask]).float()  # (N, V)
+    if temperature > 0:
+        logits = logits / temperature
+    logsm = torch.log_softmax(logits, dim=-1)
+    picked = logsm.gather(-1, batch["targets"].to(device)[mask].unsqueeze(-1)).squeeze(-1)
+    logp = torch.zeros(mask.shape, dtype=picked.dtype, device=device).masked_scatter(mask, picked)
+    entropy = None
+    if with_entropy:
+        with torch.no_grad():
+            ent = -(logsm.exp() * logsm).sum(-1)
+            entropy = torch.zeros(mask.shape, dtype=ent.dtype, device=device).masked_scatter(
+                mask, ent)
+    return logp, entropy
+
+
+@dataclass
+class LossTerms:
+    """Per-token loss and summed diagnostics for one micro-batch (sums over loss tokens)."""
+
+    token_loss: Any  # (B, T-1), zero outside the loss mask
+    clip_low: float  # tokens whose ratio went below 1 - clip_low with A < 0 (clipped)
+    clip_high: float  # tokens whose ratio went above 1 + clip_high with A > 0 (clipped)
+    approx_kl: float  # sum of k3(old || new)
+    kl_ref: float  # sum of k3(ref || new)
+    policy_loss: float  # sum of the surrogate term alone
+
+
+def ppo_clip_loss(logp: Any, old_logp: Any, advantages: Any, mask: Any, clip_low: float,
+                  clip_high: float, ref_logp: Any = None, kl_coef: float = 0.0) -> LossTerms:
+    """The per-token loss (see the module docstring) and its diagnostics.
+
+    Args:
+        logp: (B, T-1) current log-probabilities (with gradient).
+        old_logp: (B, T-1) log-probabilities of the policy that sampled (no gradient).
+        advantages: (B,) one advantage per sample.
+        mask: (B, T-1) bool, True on sampled tokens.
+        clip_low, clip_high: the ratio may move to ``[1 - clip_low, 1 + clip_high]``.
+        ref_logp: (B, T-1) reference log-probabilities, needed when ``kl_coef > 0``.
+        kl_coef: weight of the k3 KL to the reference.
+    """
+    import torch
+
+    m = mask.to(logp.device)
+    adv = advantages.to(logp.device).unsqueeze(-1)  # (B, 1)
+    log_ratio = (logp - old_logp).masked_fill(~m, 0.0)
+    ratio = torch.exp(log_ratio)
+    pg_loss1 = -adv * ratio
+    pg_loss2 = -adv * torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high)
+    pg = torch.maximum(pg_loss1, pg_loss2)
+    token_loss = pg
+    kl_ref = 0.0
+    if kl_coef > 0:
+        if ref_logp is None:
+            raise ValueError("ppo_clip_loss: kl_coef > 0 needs ref_logp.")
+        d = (ref_logp - logp).masked_fill(~m, 0.0)
+        k3 = torch.exp(d) - d - 1.0
+        token_loss = token_loss + kl_coef * k3
+        kl_ref = float((k3 * m).sum().detach())
+    token_loss = token_loss * m
+    with torch.no_grad():
+        low = ((ratio < 1.0 - clip_low) & (adv < 0) & m).sum()
+        high = ((ratio > 1.0 + clip_high) & (adv > 0) & m).sum()
+        k3_old = (ratio - 1.0) - log_ratio  # KL(old || new), sampled from old
+        approx_kl = (k3_old * m).sum()
+        policy = (pg * m).sum()
+    return LossTerms(token_loss, float(low), float(high), float(approx_kl), kl_ref, float(policy))

@@ -1,0 +1,199 @@
+"""The GRPO loop for multi-turn tool use on AWM worlds, with a sliding-window history.
+
+What one step does, exactly as implemented:
+
+1. **Tasks.** ``groups_per_step`` (world, task) pairs are drawn from a generator seeded with
+   ``(seed, step)`` (a fresh shuffle of all tasks, cycled); each gets an episode seed. Every
+   group runs ``group_size`` instances of the same task and seed, from the same database state.
+2. **Rollouts.** All ``groups_per_step * group_size`` instances run one episode each on one vector
+   env (:func:`~agents.grpo.rollout.collect_episodes`); every turn is sampled at temperature
+   ``T`` from a prompt rendered with the pinned prefix + last ``w`` turns (w=3 by default), and
+   its exact prompt ids, sampled ids and log-probabilities are kept. The reward is the env's
+   (verifier ``complete`` 1.0, otherwise 0.0; malformed action -1.0 and the episode ends; step
+   limit 0.0).
+3. **Advantages.** One per trajectory, normalized within its group over trajectories (``group``:
+   ``(r - mean) / (std + 1e-4)``; ``mean`` and ``batch`` as options), copied to every turn of
+   the trajectory. Zero-variance groups and unscored episodes are dropped and counted.
+4. **Samples.** One per turn: prompt ids + sampled ids, loss on the sampled ids only; turns cut
+   by ``max_new_tokens`` are masked (dropped) by default.
+5. **Update.** ``optimizer_steps_per_step`` AdamW steps (1 by default) whatever the number of
+   turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, token mean over the
+   mini-batch, optional k3 KL to the frozen starting model (off by default); gradient
+   accumulation over micro-batches by token budget; gradient norm clipped to 1.0. With one
+   optimizer step the ratio is exactly 1, so the clip never binds (plain policy gradient); it
+   matters with several.
+6. **Sync.** The vLLM engine (when it samples) reloads every tensor, ``lm_head`` included.
+7. **Log and checkpoint.** Metrics go to the sinks; checkpoints every ``checkpoint_every``
+   steps hold weights, optimizer and step; all randomness derives from ``(seed, step)``, so a
+   resumed run repeats the next step exactly.
+
+Departures from the GRPO paper: multi-turn episodes split into per-turn samples (each
+conditioned on the window, as sampled), token-mean over the batch instead of per-sequence means,
+clip-higher, KL off by default.
+
+Example:
+    >>> trainer = GRPOTrainer(model, tokenizer, envs, policy, setup)   # doctest: +SKIP
+    >>> trainer.train(steps=10, sink=sink)                            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import metrics as M
+from .advantages import compute_advantages
+from .batching import build_samples
+from .checkpoint import load_optimizer_state, save_checkpoint
+from .config import GRPOConfig, OptimConfig, RolloutConfig
+from .rollout import EpisodeSpec, RolloutTimings, Trajectory, collect_episodes, list_tasks
+from .update import grpo_update
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["GRPOSetup", "GRPOTrainer", "step_specs"]
+
+
+@dataclass(frozen=True)
+class GRPOSetup:
+    """The parts of the run config the trainer needs."""
+
+    rollout: RolloutConfig
+    grpo: GRPOConfig
+    optim: OptimConfig
+    temperature: float
+    """Sampling temperature (the loss's log-probabilities use it too)."""
+    seed: int = 0
+    """Run seed: tasks, episode seeds and sampling seeds of step s derive from (seed, s)."""
+    checkpoint_every: int = 0
+    """Save a checkpoint every this many steps (0: only when ``train`` ends)."""
+
+
+def step_specs(tasks: list[tuple[str, int]], rollout: RolloutConfig, seed: int, step: int
+               ) -> list[EpisodeSpec]:
+    """The episodes of GRPO step ``step``: ``groups_per_step`` groups of ``group_size``.
+
+    Example:
+        >>> specs = step_specs([("w", 0), ("w", 1)], RolloutConfig(groups_per_step=3,
+        ...                    group_size=2), seed=0, step=0)
+        >>> [s.group for s in specs], len({s.task_idx for s in specs[:4]})
+        ([0, 0, 1, 1, 2, 2], 2)
+    """
+    rng = random.Random(seed * 1_000_003 + step)
+    order: list[tuple[str, int]] = []
+    while len(order) < rollout.groups_per_step:
+        chunk = list(tasks)
+        rng.shuffle(chunk)
+        order.extend(chunk)
+    specs = []
+    for g in range(rollout.groups_per_step):
+        world, task = order[g]
+        episode_seed = rng.randrange(2**31)
+        specs.extend(EpisodeSpec(world, task, episode_seed, g) for _ in range(rollout.group_size))
+    return specs
+
+
+class GRPOTrainer:
+    """Collect groups, compute advantages, update, sync, log: one :meth:`step` at a time.
+
+    Args:
+        model: the policy's weights (trained in place).
+        tokenizer: its tokenizer (padding id, checkpoints).
+        envs: a vector env with ``rollout.episodes_per_step`` instances.
+        policy: a ChatPolicy that samples (an HFPolicy sharing ``model``, or a VLLMPolicy).
+        setup: configs and seeds.
+        ref_model: frozen reference for the KL term (needed when ``kl_coef > 0``).
+        config_record: the resolved run config, saved in checkpoints.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, envs: Any, policy: Any, setup: GRPOSetup,
+                 ref_model: Any = None, config_record: dict[str, Any] | None = None) -> None:
+        import torch
+
+        if envs.num_envs != setup.rollout.episodes_per_step:
+            raise ValueError(f"the vector env has {envs.num_envs} instances; GRPO needs "
+                             f"groups_per_step * group_size = {setup.rollout.episodes_per_step}.")
+        if setup.grpo.kl_coef > 0 and ref_model is None:
+            raise ValueError("GRPOConfig.kl_coef > 0 needs a frozen ref_model.")
+        self.model, self.tokenizer, self.envs, self.policy = model, tokenizer, envs, policy
+        self.setup = setup
+        self.ref_model = ref_model
+        self.config_record = config_record or {}
+        o = setup.optim
+        self.optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                           lr=o.lr, betas=(o.beta1, o.beta2),
+                                           weight_decay=o.weight_decay)
+        self.tasks = list_tasks(envs)
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None \
+            else tokenizer.eos_token_id
+        self.step_idx = 0
+        self.last_trajectories: list[Trajectory] = []
+
+    def load_state(self, checkpoint_dir: str, step: int) -> None:
+        """Restore the optimizer and step counter (the model was loaded from the same folder)."""
+        load_optimizer_state(checkpoint_dir, self.optimizer)
+        self.step_idx = step
+
+    def step(self) -> dict[str, float]:
+        """Run GRPO step ``self.step_idx``; returns its metrics."""
+        s = self.setup
+        t0 = time.perf_counter()
+        specs = step_specs(self.tasks, s.rollout, s.seed, self.step_idx)
+        self.policy.set_seed(s.seed * 1_000_003 + self.step_idx)
+        timings = RolloutTimings()
+        trajs = collect_episodes(self.envs, self.policy, specs, timings)
+        self.last_trajectories = trajs
+        adv = compute_advantages([t.reward for t in trajs], [t.spec.group for t in trajs],
+                                 [t.reward_valid for t in trajs], s.grpo.advantage,
+                                 s.grpo.adv_eps)
+        samples, masked = build_samples(trajs, adv.values, adv.trainable,
+                                        s.grpo.mask_truncated_turns)
+        t1 = time.perf_counter()
+        lr = s.optim.lr_at(self.step_idx)
+        stats = grpo_update(self.model, self.optimizer, samples, s.grpo, s.optim, s.temperature,
+                            self.pad_id, lr=lr, ref_model=self.ref_model)
+        t2 = time.perf_counter()
+        sync_s = 0.0
+        load_weights = getattr(self.policy.backend, "load_weights", None)
+        if samples and callable(load_weights):
+            sync_s = load_weights(self.model)
+        self.step_idx += 1
+        out = M.rollout_metrics(trajs)
+        out.update(stats)
+        out.update({M.FRAC_ZERO_STD: adv.frac_zero_std_groups, M.MASKED_TURNS: float(masked),
+                    M.LR: lr, M.ENV_TIME_S: timings.env_s, M.GENERATE_TIME_S: timings.generate_s,
+                    M.TRAIN_TIME_S: t2 - t1, M.SYNC_TIME_S: sync_s,
+                    M.ENV_STEPS_PER_S: timings.env_steps / max(timings.env_s, 1e-9),
+                    M.GEN_TOKENS_PER_S: timings.generated_tokens / max(timings.generate_s, 1e-9),
+                    M.STEP_TIME_S: time.perf_counter() - t0})
+        return out
+
+    def save(self, run_dir: str) -> str:
+        """Checkpoint the current state under ``run_dir``; returns the folder."""
+        return str(save_checkpoint(run_dir, self.step_idx, self.model, self.tokenizer,
+                                   self.optimizer, self.config_record))
+
+    def train(self, steps: int, sink: Any, run_dir: str | None = None,
+              on_step: Callable[[int, dict[str, float]], None] | None = None) -> None:
+        """Run until ``steps`` GRPO steps are done in total (resumed runs continue the count).
+
+        Args:
+            steps: the total number of steps.
+            sink: a :class:`~agents.grpo.metrics.MetricsSink`.
+            run_dir: where checkpoints go (None: no checkpoints).
+            on_step: called with ``(completed_steps, metrics)`` after each step.
+        """
+        every = self.setup.checkpoint_every
+        while self.step_idx < steps:
+            metrics = self.step()
+            sink.log(metrics, self.step_idx)
+            if on_step is not None:
+                on_step(self.step_idx, metrics)
+            if run_dir is not None and every and self.step_idx % every == 0:
+                self.save(run_dir)
+        if run_dir is not None and steps > 0:
+            self.save(run_dir)

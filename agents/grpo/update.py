@@ -1,0 +1,142 @@
+"""One GRPO update: a fixed number of optimizer steps over the step's turn samples.
+
+The samples are split, in order, into ``optimizer_steps_per_step`` mini-batches. Each
+mini-batch is one optimizer step: its micro-batches (by token budget) each add
+``sum(loss_k) / N`` to the gradient, ``N`` being the mini-batch's sampled-token count, so the
+gradient is the token mean over the mini-batch whatever the packing. The gradient norm is
+clipped, then AdamW steps. With one mini-batch the "old" log-probabilities are the current ones
+detached (the ratio is exactly 1); with more, they are computed once before the first step.
+
+Example:
+    >>> stats = grpo_update(model, opt, samples, grpo_cfg, optim_cfg, 1.0, 0)  # doctest: +SKIP
+    >>> stats["loss/num_tokens"]   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .batching import TrainSample, collate, pack_micro_batches
+from .config import GRPOConfig, OptimConfig
+from .loss import ppo_clip_loss, token_logprobs
+
+__all__ = ["grpo_update", "split_even"]
+
+
+def split_even(n: int, parts: int) -> list[range]:
+    """``parts`` consecutive ranges covering ``0..n-1`` as evenly as possible (empty ones dropped).
+
+    Example:
+        >>> split_even(5, 2)
+        [range(0, 3), range(3, 5)]
+    """
+    out, start = [], 0
+    for k in range(parts):
+        size = n // parts + (1 if k < n % parts else 0)
+        if size:
+            out.append(range(start, start + size))
+        start += size
+    return out
+
+
+def _old_logprobs(model: Any, samples: Sequence[TrainSample], budget: int, pad_id: int,
+                  temperature: float) -> list[Any]:
+    import torch
+
+    olds: list[Any] = [None] * len(samples)
+    with torch.no_grad():
+        for micro in pack_micro_batches(samples, budget, sort_by_length=True):
+            batch = collate([samples[k] for k in micro], pad_id)
+            logp, _ = token_logprobs(model, batch, temperature)
+            for row, k in enumerate(micro):
+                olds[k] = logp[row, :samples[k].length - 1].detach()
+    return olds
+
+
+def _pad_rows(rows: Sequence[Any], width: int) -> Any:
+    import torch
+
+    out = torch.zeros((len(rows), width), dtype=rows[0].dtype, device=rows[0].device)
+    for r, row in enumerate(rows):
+        out[r, :len(row)] = row
+    return out
+
+
+def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo: GRPOConfig,
+                optim: OptimConfig, temperature: float, pad_id: int, lr: float | None = None,
+                ref_model: Any = None) -> dict[str, float]:
+    """Apply the step's optimizer steps to ``model``; returns summed/averaged diagnostics.
+
+    Args:
+        model: the policy being trained (put in train mode here).
+        optimizer: its optimizer (AdamW).
+        samples: the step's turn samples (already filtered: trainable, unmasked).
+        grpo: clip range, KL weight.
+        optim: mini-batches, token budget, gradient clipping.
+        temperature: the sampling temperature (log-probabilities are at this temperature).
+        pad_id: padding id of the tokenizer.
+        lr: learning rate for these steps (None: leave the optimizer's).
+        ref_model: frozen reference, needed when ``grpo.kl_coef > 0``.
+    """
+    import torch
+
+    start = time.perf_counter()
+    stats = {"loss/policy": 0.0, "loss/clip_frac_low": 0.0, "loss/clip_frac_high": 0.0,
+             "loss/approx_kl": 0.0, "loss/kl_ref": 0.0, "loss/entropy": 0.0,
+             "loss/grad_norm": 0.0, "loss/sampler_logprob_diff": 0.0,
+             "loss/num_samples": float(len(samples)), "loss/num_tokens": 0.0,
+             "loss/optimizer_steps": 0.0}
+    if not samples:
+        return stats
+    if lr is not None:
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+    model.train()
+    budget = optim.micro_batch_tokens
+    minibatches = split_even(len(samples), optim.optimizer_steps_per_step)
+    olds = (_old_logprobs(model, samples, budget, pad_id, temperature)
+            if len(minibatches) > 1 else None)
+    params = [p for p in model.parameters() if p.requires_grad]
+    total_tokens = 0
+    trained_tokens = 0
+    for mb in minibatches:
+        mb_samples = [samples[k] for k in mb]
+        n_tokens = sum(len(s.completion_ids) for s in mb_samples)
+        optimizer.zero_grad(set_to_none=True)
+        for micro in pack_micro_batches(mb_samples, budget, sort_by_length=True):
+            batch = collate([mb_samples[k] for k in micro], pad_id)
+            logp, entropy = token_logprobs(model, batch, temperature, with_entropy=True)
+            mask = batch["loss_mask"].to(logp.device)
+            if olds is None:
+                old = logp.detach()
+            else:
+                old = _pad_rows([olds[mb[k]] for k in micro], logp.shape[1])
+            ref = None
+            if grpo.kl_coef > 0:
+                with torch.no_grad():
+                    ref, _ = token_logprobs(ref_model, batch, temperature)
+            terms = ppo_clip_loss(logp, old, batch["advantages"], mask, grpo.clip_low,
+                                  grpo.clip_high, ref, grpo.kl_coef)
+            (terms.token_loss.sum() / n_tokens).backward()
+            stats["loss/policy"] += terms.policy_loss
+            stats["loss/clip_frac_low"] += terms.clip_low
+            stats["loss/clip_frac_high"] += terms.clip_high
+            stats["loss/approx_kl"] += terms.approx_kl
+            stats["loss/kl_ref"] += terms.kl_ref
+            stats["loss/entropy"] += float((entropy * mask).sum())
+            diff = (old - batch["sampler_logprobs"].to(old.device)).abs()
+            stats["loss/sampler_logprob_diff"] += float((diff * mask).sum())
+            trained_tokens += int(batch["attention_mask"].sum())
+        norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
+        stats["loss/grad_norm"] += float(norm) / len(minibatches)
+        optimizer.step()
+        stats["loss/optimizer_steps"] += 1
+        total_tokens += n_tokens
+    for key in ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
+                "loss/kl_ref", "loss/entropy", "loss/sampler_logprob_diff"):
+        stats[key] /= max(total_tokens, 1)
+    stats["loss/num_tokens"] = float(total_tokens)
+    stats["perf/train_tokens_per_s"] = trained_tokens / max(time.perf_counter() - start, 1e-9)
+    return stats

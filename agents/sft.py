@@ -1,0 +1,158 @@
+"""SFT warm start on a dataset recorded with ``World.record_dataset`` (e.g. the oracle's rollouts).
+
+Each recorded step becomes one example rendered exactly as a policy would have seen it: the
+pinned prefix (system prompt, the world's tool catalogue, the task) and the last ``w`` turns
+(:mod:`agents.chat_format`), then the recorded action followed by the end-of-turn token. The
+loss is the token mean of the negative log-likelihood over those action tokens only.
+
+Example:
+    >>> examples = sft_examples(dataset_dir, envs, ChatFormatConfig(), renderer)   # doctest: +SKIP
+    >>> run_sft(model, tokenizer, examples, SFTConfig(epochs=2))                 # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .chat_format import ChatFormatConfig, ChatRenderer, EpisodeContext, Turn, build_messages, \
+    tool_listing
+from .errors import AgentConfigError, DatasetFormatError
+from .grpo.batching import TrainSample, collate, pack_micro_batches
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["SFTConfig", "sft_examples", "run_sft"]
+
+_COLUMNS = ("episode_idx", "step_idx", "world", "observation", "action", "episode_success")
+
+
+@dataclass(frozen=True)
+class SFTConfig:
+    """Supervised warm start on recorded rollouts."""
+
+    epochs: int = 24
+    """Passes over the examples (0 skips SFT)."""
+    lr: float = 3e-3
+    """AdamW learning rate (constant)."""
+    batch_size: int = 4
+    """Examples per optimizer step."""
+    micro_batch_tokens: int = 16384
+    """Token budget of one forward/backward (rows x longest row)."""
+    dataset: str | None = None
+    """A recorded dataset folder to train on (None: record the oracle on the training worlds)."""
+    oracle_episodes_per_task: int = 1
+    """Oracle episodes recorded per task when ``dataset`` is None."""
+    only_successful: bool = True
+    """Train only on episodes whose verifier said complete."""
+
+    def __post_init__(self) -> None:
+        if self.epochs < 0 or self.batch_size < 1 or self.lr <= 0:
+            raise AgentConfigError(f"SFTConfig(epochs={self.epochs}, batch_size="
+                                   f"{self.batch_size}, lr={self.lr}): use epochs >= 0, "
+                                   "batch_size >= 1, lr > 0.")
+
+
+def _episodes(dataset_path: str) -> dict[int, list[dict[str, Any]]]:
+    import datasets
+
+    ds = datasets.load_dataset(str(dataset_path), split="train")
+    missing = [c for c in _COLUMNS if c not in ds.column_names]
+    if missing:
+        raise DatasetFormatError(f"{dataset_path} lacks columns {missing}; record it with "
+                                 "World.record_dataset (awm record).")
+    by_episode: dict[int, list[dict[str, Any]]] = {}
+    for row in ds.select_columns(list(_COLUMNS)):
+        by_episode.setdefault(int(row["episode_idx"]), []).append(row)
+    for rows in by_episode.values():
+        rows.sort(key=lambda r: r["step_idx"])
+    return by_episode
+
+
+def sft_examples(dataset_path: str, envs: Any, chat: ChatFormatConfig, renderer: ChatRenderer,
+                 only_successful: bool = True) -> list[TrainSample]:
+    """One example per recorded action, rendered with the chat format and window.
+
+    Args:
+        dataset_path: a folder written by ``World.record_dataset``.
+        envs: a vector env over the dataset's worlds (for their tool catalogues).
+        chat: the prompt format (the same one the policy will use).
+        renderer: the tokenizer's renderer.
+        only_successful: skip episodes that did not succeed.
+    """
+    out: list[TrainSample] = []
+    for _, rows in sorted(_episodes(dataset_path).items()):
+        if only_successful and not rows[0]["episode_success"]:
+            continue
+        world, task = rows[0]["world"], rows[0]["observation"]
+        tools, text = tool_listing(envs, world)
+        ctx = EpisodeContext.create(chat, task, tools, text)
+        turns: list[Turn] = []
+        for row, nxt in zip(rows, rows[1:], strict=False):
+            if row["action"] is None:
+                break
+            prompt = renderer.prompt_ids(build_messages(ctx, turns, chat))
+            out.append(TrainSample(tuple(prompt), tuple(renderer.completion_ids(row["action"])),
+                                   0.0, ()))
+            turns.append(Turn(row["action"], nxt["observation"]))
+    if not out:
+        raise DatasetFormatError(f"{dataset_path} gave no SFT examples"
+                                 + (" (no successful episode)" if only_successful else "") + ".")
+    return out
+
+
+def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id: int,
+            seed: int = 0, on_epoch: Callable[[int, dict[str, float]], None] | None = None
+            ) -> dict[str, float]:
+    """Train ``model`` in place on ``examples``; returns the last epoch's metrics.
+
+    Args:
+        model: a causal LM (train mode is set here).
+        examples: prompt ids + target ids (see :func:`sft_examples`).
+        cfg: epochs, learning rate, batch sizes.
+        pad_id: the tokenizer's padding id.
+        seed: shuffling seed.
+        on_epoch: called with ``(epoch, metrics)`` after every epoch.
+    """
+    import torch
+
+    from .grpo.loss import token_logprobs
+
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr,
+                                  betas=(0.9, 0.99), weight_decay=0.0)
+    rng = random.Random(seed)
+    order = list(range(len(examples)))
+    metrics: dict[str, float] = {}
+    model.train()
+    for epoch in range(cfg.epochs):
+        start = time.perf_counter()
+        rng.shuffle(order)
+        total_loss, total_tokens, seen_tokens = 0.0, 0, 0
+        for b in range(0, len(order), cfg.batch_size):
+            batch_samples = [examples[k] for k in order[b:b + cfg.batch_size]]
+            n_tokens = sum(len(s.completion_ids) for s in batch_samples)
+            optimizer.zero_grad(set_to_none=True)
+            for micro in pack_micro_batches(batch_samples, cfg.micro_batch_tokens,
+                                            sort_by_length=True):
+                batch = collate([batch_samples[k] for k in micro], pad_id)
+                logp, _ = token_logprobs(model, batch, 1.0)
+                mask = batch["loss_mask"].to(logp.device)
+                loss = -(logp * mask).sum() / n_tokens
+                loss.backward()
+                total_loss += float(loss.detach()) * n_tokens
+                seen_tokens += int(batch["attention_mask"].sum())
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            total_tokens += n_tokens
+        elapsed = time.perf_counter() - start
+        metrics = {"sft/loss": total_loss / max(total_tokens, 1), "sft/epoch": float(epoch + 1),
+                   "sft/tokens_per_s": seen_tokens / max(elapsed, 1e-9), "sft/epoch_s": elapsed}
+        logger.info("sft epoch %d/%d: loss %.4f (%.1fs)", epoch + 1, cfg.epochs,
+                    metrics["sft/loss"], elapsed)
+        if on_epoch is not None:
+            on_epoch(epoch, metrics)
+    return metrics

@@ -1,0 +1,70 @@
+"""agents/grpo/advantages.py + batching.py: group statistics per trajectory, copied to turns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.errors import AgentConfigError
+from agents.grpo.advantages import compute_advantages
+from agents.grpo.batching import build_samples
+from agents.grpo.rollout import EpisodeSpec, Trajectory, TurnSample
+from agents.policies.sampling import Generation
+
+
+def _traj(group: int, reward: float, turns: int, valid: bool = True,
+          finish: str = "stop") -> Trajectory:
+    gens = [TurnSample(Generation((1, 2, 3), (4, 5, 2), (-0.1, -0.2, -0.3), finish, "x"),
+                       "x", "o", 0.0) for _ in range(turns)]
+    return Trajectory(EpisodeSpec("w", 0, 0, group), "task", tuple(gens), reward, valid,
+                      reward == 1.0, False, None)
+
+
+def test_group_statistics_are_per_trajectory_not_per_turn():
+    # group 0: a 1-turn success and a 9-turn failure; per-trajectory stats give +-1 exactly,
+    # while per-turn stats (verl-agent's default) would shift the mean towards the failure
+    trajs = [_traj(0, 1.0, 1), _traj(0, 0.0, 9)]
+    adv = compute_advantages([t.reward for t in trajs], [0, 0], [True, True], "group", eps=0.0)
+    np.testing.assert_allclose(adv.values, [1.0, -1.0])
+    samples, _ = build_samples(trajs, adv.values, adv.trainable)
+    assert [s.advantage for s in samples] == [1.0] + [-1.0] * 9  # copied to every turn
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("group", [1.0, -1.0, 1.0, -1.0]),
+    ("mean", [0.5, -0.5, 0.25, -0.25]),
+    ("batch", np.array([0.5, -0.5, 0.25, -0.25]) / np.std([1.0, 0.0, 0.75, 0.25])),
+])
+def test_modes(mode, expected):
+    adv = compute_advantages([1.0, 0.0, 0.75, 0.25], [0, 0, 1, 1], [True] * 4, mode, eps=0.0)
+    np.testing.assert_allclose(adv.values, expected)
+    assert adv.trainable.all()
+
+
+def test_zero_variance_groups_are_excluded_and_counted():
+    adv = compute_advantages([1.0, 1.0, 0.0, 0.0, 1.0, 0.0], [0, 0, 1, 1, 2, 2], [True] * 6)
+    assert adv.zero_std_groups == 2 and adv.groups == 3
+    assert adv.frac_zero_std_groups == pytest.approx(2 / 3)
+    assert adv.trainable.tolist() == [False, False, False, False, True, True]
+    assert adv.values[:4].tolist() == [0.0] * 4
+
+
+def test_unscored_trajectories_leave_the_statistics():
+    # the unscored member (reward 0 by convention) must not count as a failure
+    adv = compute_advantages([1.0, 0.0, 0.0], [0, 0, 0], [True, True, False], "mean")
+    np.testing.assert_allclose(adv.values, [0.5, -0.5, 0.0])
+    assert adv.trainable.tolist() == [True, True, False]
+
+
+def test_truncated_turns_are_masked_and_counted():
+    trajs = [_traj(0, 1.0, 2, finish="length"), _traj(0, 0.0, 1)]
+    adv = compute_advantages([1.0, 0.0], [0, 0], [True, True])
+    samples, masked = build_samples(trajs, adv.values, adv.trainable, mask_truncated_turns=True)
+    assert masked == 2 and len(samples) == 1
+    samples, masked = build_samples(trajs, adv.values, adv.trainable, mask_truncated_turns=False)
+    assert masked == 0 and len(samples) == 3
+
+
+def test_unknown_mode_lists_the_choices():
+    with pytest.raises(AgentConfigError, match="choose one of"):
+        compute_advantages([1.0], [0], [True], "median")

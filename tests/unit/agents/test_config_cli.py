@@ -1,0 +1,76 @@
+"""agents/config.py, cli_args.py, cli.py: validation, generated options, round trips."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import pytest
+
+from agents.cli import add_subcommands, train_config_from_args
+from agents.cli_args import add_config_arguments, config_from_args, field_docs
+from agents.config import TrainConfig, config_from_dict, config_to_dict
+from agents.errors import AgentConfigError
+from agents.grpo.config import GRPOConfig, OptimConfig, RolloutConfig
+
+
+def _train_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="awm")
+    add_subcommands(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["train", *argv])
+
+
+def test_options_override_only_what_is_given():
+    cfg = train_config_from_args(_train_args(
+        "--grpo.clip-high", "0.3", "--rollout.worlds", "spotify", "gmail",
+        "--chat.history-turns", "none", "--grpo.advantage", "mean",
+        "--no-grpo.mask-truncated-turns",
+        "--model.tiny.hidden-size", "64"))
+    default = TrainConfig()
+    assert cfg.grpo.clip_high == 0.3 and cfg.grpo.clip_low == default.grpo.clip_low
+    assert cfg.rollout.worlds == ("spotify", "gmail")
+    assert cfg.chat.history_turns is None and cfg.chat.catalogue == default.chat.catalogue
+    assert cfg.grpo.advantage.value == "mean" and cfg.grpo.mask_truncated_turns is False
+    assert cfg.model.tiny.hidden_size == 64
+    assert train_config_from_args(_train_args()) == default
+
+
+def test_help_text_is_the_field_docstring():
+    docs = field_docs(GRPOConfig)
+    assert docs["clip_high"].startswith("The ratio may rise to")
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, GRPOConfig())
+    action = parser._option_string_actions["--kl-coef"]  # noqa: SLF001 - argparse has no getter
+    assert action.help == docs["kl_coef"] + " (default: 0.0)"
+    assert parser._option_string_actions["--advantage"].choices == ["group", "mean", "batch"]
+
+
+def test_generated_options_still_validate():
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, RolloutConfig())
+    with pytest.raises(AgentConfigError, match=re.escape("group_size=1")):
+        config_from_args(RolloutConfig(), parser.parse_args(["--group-size", "1"]))
+
+
+@pytest.mark.parametrize("factory, text", [
+    (lambda: RolloutConfig(group_size=1), "group_size=1"),
+    (lambda: RolloutConfig(backend="tpu"), "backend='tpu'"),
+    (lambda: GRPOConfig(clip_low=1.5), "clip_low=1.5"),
+    (lambda: GRPOConfig(kl_coef=-1), "kl_coef=-1"),
+    (lambda: OptimConfig(optimizer_steps_per_step=0), "optimizer_steps_per_step=0"),
+])
+def test_bad_values_name_the_field(factory, text):
+    with pytest.raises(AgentConfigError, match=re.escape(text)):
+        factory()
+
+
+def test_config_round_trips_through_json_values():
+    cfg = train_config_from_args(_train_args("--rollout.worlds", "spotify", "--grpo.steps", "3"))
+    assert config_from_dict(TrainConfig, config_to_dict(cfg)) == cfg
+    with pytest.raises(AgentConfigError, match="no field"):
+        config_from_dict(GRPOConfig, {"clip": 0.2})
+
+
+def test_warmup_schedule():
+    optim = OptimConfig(lr=1.0, warmup_steps=4)
+    assert [optim.lr_at(s) for s in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
