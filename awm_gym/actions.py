@@ -29,14 +29,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .tool_catalogue import TOOL_PREFIX
 
 __all__ = ["ToolCall", "ListTools", "FinalAnswer", "Malformed", "Action", "parse_action",
-           "strip_thinking"]
+           "strip_thinking", "format_tool_call", "solution_turns"]
 
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
@@ -74,6 +74,24 @@ class Malformed:
 
 
 Action = ToolCall | ListTools | FinalAnswer | Malformed
+
+
+def format_tool_call(tool: str, arguments: Mapping[str, Any]) -> str:
+    """The ``<tool_call>`` text that calls ``tool`` (what :func:`parse_action` reads back).
+
+    Example:
+        >>> format_tool_call("get_note", {"note_id": 2})
+        '<tool_call>{"name": "get_note", "arguments": {"note_id": 2}}</tool_call>'
+    """
+    return ("<tool_call>" + json.dumps({"name": tool, "arguments": dict(arguments)},
+                                       ensure_ascii=False) + "</tool_call>")
+
+
+def solution_turns(solution: Any, default_answer: str = "Done.") -> list[str]:
+    """The turns that replay a reference solution (``gen_solutions.jsonl``): each call as
+    :func:`format_tool_call` text, then its final answer (``default_answer`` when it has none)."""
+    calls = [format_tool_call(c.tool, c.arguments) for c in solution.calls]
+    return [*calls, solution.final_answer or default_answer]
 
 
 def strip_thinking(text: str) -> str:

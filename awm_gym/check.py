@@ -18,11 +18,11 @@ Example:
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .actions import format_tool_call
 from .config import EnvConfig
 from .errors import WorldLoadError
 from .registration import get_world_set
@@ -112,9 +112,7 @@ def _check_task(runtime, world, t: int) -> TaskReport:  # noqa: ANN001
     runtime.reset([0], [0], [t], [world])
     solved_label = None
     for k, call in enumerate(solution.calls):
-        action = ("<tool_call>" + json.dumps({"name": call.tool, "arguments": dict(call.arguments)})
-                  + "</tool_call>")
-        [out] = runtime.step([0], [action])
+        [out] = runtime.step([0], [format_tool_call(call.tool, call.arguments)])
         kind = out.info.get("action_kind")
         if kind != "tool_call" or out.info.get("tool_outcome") != "ok":
             issues.append(f"reference call {k} ({call.tool}) failed: "

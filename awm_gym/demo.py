@@ -12,11 +12,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 
 import numpy as np
+
+from .actions import solution_turns
 
 __all__ = ["run_oracle_demo", "DemoResult"]
 
@@ -48,13 +49,8 @@ def run_oracle_demo(path: str | None, world: str, *, num_envs: int = 64) -> Demo
         n_tasks = len(wdef.tasks)
         tasks = [i % n_tasks for i in range(num_envs)]
         envs.reset(seed=list(range(num_envs)), options={"task_idx": tasks})
-        plans = []
-        for t in tasks:
-            sol = wdef.solutions[t]
-            calls = [] if sol is None else [
-                "<tool_call>" + json.dumps({"name": c.tool, "arguments": dict(c.arguments)})
-                + "</tool_call>" for c in sol.calls]
-            plans.append([*calls, (sol.final_answer if sol else None) or "Done."])
+        plans = [["Done."] if wdef.solutions[t] is None else solution_turns(wdef.solutions[t])
+                 for t in tasks]
         rewards = np.zeros(num_envs)
         successes = np.zeros(num_envs, dtype=bool)
         done = np.zeros(num_envs, dtype=bool)

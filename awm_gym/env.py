@@ -43,7 +43,12 @@ class AWMEnv(gym.Env[str, str]):
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         ws, names = resolve_worlds(world_set, worlds)
-        self.runtime = WorldRuntime(ws, names, 1, self.config)
+        self._attach(WorldRuntime(ws, names, 1, self.config))
+
+    def _attach(self, runtime: Any) -> None:
+        """Set up spaces and state over ``runtime`` (the remote client passes its own)."""
+        self.runtime = runtime
+        self.config = runtime.config
         self.observation_space = UnicodeText(self.config.max_text_length)
         self.action_space = UnicodeText(self.config.max_text_length)
         self.task = ""

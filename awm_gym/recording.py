@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from . import info_keys as K
+from .atomic_io import write_text_atomic
 from .db_diff import DatabaseDiff
 from .episode import DEFAULT_INFO_KEYS, REQUIRED_INFO_KEYS, Episode, Turn
 from .errors import EnvUsageError
@@ -302,8 +303,9 @@ class DatasetWriter:
         self.meta["episodes"] = int(self.meta.get("episodes", 0)) + self.episodes
         self.meta["rows"] = int(self.meta.get("rows", 0)) + self.rows
         self.meta["shards"] = self._shards
-        _write_text(self._tmp / META_FILE, json.dumps(self.meta, indent=2, sort_keys=True))
-        _write_text(self._tmp / "README.md", _card(self.path.name, self.meta))
+        write_text_atomic(self._tmp / META_FILE, json.dumps(self.meta, indent=2, sort_keys=True),
+                          fsync=True)
+        write_text_atomic(self._tmp / "README.md", _card(self.path.name, self.meta), fsync=True)
         for shard in self._shards:
             _fsync(self._tmp / DATA_DIR / shard)
         old = self.path.parent / f".{self.path.name}.old"
@@ -322,13 +324,6 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _write_text(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 def _card(name: str, meta: dict[str, Any]) -> str:

@@ -94,14 +94,21 @@ class AWMVectorEnv(VectorEnv):
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         ws, names = resolve_worlds(world_set, worlds)
-        self.num_envs = num_envs
         if self.config.num_workers:
             from .workers import ShardedRuntime
 
-            self.runtime = ShardedRuntime(ws, names, num_envs, self.config,
+            runtime: Any = ShardedRuntime(ws, names, num_envs, self.config,
                                           self.config.num_workers)
         else:
-            self.runtime = WorldRuntime(ws, names, num_envs, self.config)
+            runtime = WorldRuntime(ws, names, num_envs, self.config)
+        self._attach(runtime, num_envs)
+
+    def _attach(self, runtime: Any, num_envs: int) -> None:
+        """Set up spaces and per-instance state over ``runtime`` (any object with the
+        :class:`~awm_gym.runtime.WorldRuntime` interface; the remote client passes its own)."""
+        self.runtime = runtime
+        self.config = runtime.config
+        self.num_envs = num_envs
         self.single_observation_space = UnicodeText(self.config.max_text_length)
         self.single_action_space = UnicodeText(self.config.max_text_length)
         # Tuple of the same space object: batch_space would deep-copy it 1,024 times (~180 ms)

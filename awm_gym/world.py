@@ -163,9 +163,9 @@ class World:
         mask = options.get("reset_mask")
         mask = np.ones(self.num_envs, dtype=np.bool_) if mask is None else mask
         obs, info = self.envs.reset(seed=seed, options=options)
-        self._started(mask, obs, info, np.full(self.num_envs, -1, dtype=np.int64))
+        self._mark_started(mask, obs, info, np.full(self.num_envs, -1, dtype=np.int64))
 
-    def _started(self, mask: np.ndarray, obs: Sequence[str], info: dict[str, Any],
+    def _mark_started(self, mask: np.ndarray, obs: Sequence[str], info: dict[str, Any],
                  episode_idx: np.ndarray) -> None:
         idx = np.flatnonzero(mask)
         for i in idx:
@@ -188,7 +188,7 @@ class World:
         """Reset the masked instances with per-instance seeds, options and episode indices."""
         opts: dict[str, Any] = {"reset_mask": mask, **(options or {})}
         obs, info = self.envs.reset(seed=list(seeds), options=opts)
-        self._started(mask, obs, info, np.asarray(episode_idx, dtype=np.int64))
+        self._mark_started(mask, obs, info, np.asarray(episode_idx, dtype=np.int64))
 
     def policy_infos(self) -> dict[str, Any]:
         """What the policy sees: the last env infos plus the World's per-instance keys."""

@@ -193,6 +193,7 @@ def _child(request_path: str) -> None:
         req = json.load(f)
     sys.stdout = sys.stderr  # generated code may print; keep stdout quiet
     from awm_gym import info_keys as K
+    from awm_gym.actions import format_tool_call
     from awm_gym.config import EnvConfig
     from awm_gym.errors import AWMGymError
     from awm_gym.runtime import WorldRuntime
@@ -219,9 +220,7 @@ def _child(request_path: str) -> None:
             args = smoke_arguments(tool.get("inputSchema") or {},
                                    req["examples"].get(tool["name"], {}))
             runtime.reset([0], [0], [0], [world])
-            action = "<tool_call>" + json.dumps({"name": tool["name"], "arguments": args}) + \
-                "</tool_call>"
-            [out] = runtime.step([0], [action])
+            [out] = runtime.step([0], [format_tool_call(tool["name"], args)])
             calls.append({"tool": tool["name"], "arguments": args,
                           "outcome": out.info.get(K.TOOL_OUTCOME, out.info.get(K.ACTION_KIND)),
                           "status": out.info.get(K.TOOL_STATUS), "detail": out.info.get(K.ERROR),

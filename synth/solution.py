@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
-from awm_gym.actions import strip_thinking
+from awm_gym.actions import format_tool_call, strip_thinking
 
 from .context import RunContext, StageReport
 from .errors import GenerationError
@@ -150,9 +150,7 @@ class _Prover:
         runtime = self.runtimes[world]
         runtime.reset([0], [0], [idx], [world])
         for k, call in enumerate(calls, start=1):
-            action = "<tool_call>" + json.dumps({"name": call["tool"],
-                                                 "arguments": call["arguments"]},
-                                                ensure_ascii=False) + "</tool_call>"
+            action = format_tool_call(call["tool"], call["arguments"])
             [out] = runtime.step([0], [action])
             shown = out.observation if len(out.observation) <= 400 else \
                 out.observation[:400] + " ..."

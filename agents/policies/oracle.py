@@ -15,32 +15,23 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from awm_gym import info_keys as K
+from awm_gym.actions import solution_turns
 
 from .base import BasePolicy
 
-__all__ = ["OraclePolicy", "tool_call_text", "reference_plan"]
+__all__ = ["OraclePolicy", "reference_plan"]
 
 NO_SOLUTION_ANSWER = "I cannot solve this task: it has no reference solution."
-
-
-def tool_call_text(tool: str, arguments: dict[str, Any]) -> str:
-    """The ``<tool_call>`` text a Qwen/Hermes-style model emits for one call."""
-    return ("<tool_call>" + json.dumps({"name": tool, "arguments": arguments}, ensure_ascii=False)
-            + "</tool_call>")
 
 
 def reference_plan(world_set: Any, world: str, task_idx: int) -> list[str]:
     """The turns that solve ``task_idx`` of ``world``: each reference call, then the answer."""
     solution = world_set[world].solutions[task_idx]
-    if solution is None:
-        return [NO_SOLUTION_ANSWER]
-    calls = [tool_call_text(c.tool, dict(c.arguments)) for c in solution.calls]
-    return [*calls, solution.final_answer or "Done."]
+    return [NO_SOLUTION_ANSWER] if solution is None else solution_turns(solution)
 
 
 class OraclePolicy(BasePolicy):

@@ -21,16 +21,15 @@ Example:
 
 from __future__ import annotations
 
-import json
 import random
 import string
 from collections.abc import Sequence
 from typing import Any
 
 from awm_gym import info_keys as K
+from awm_gym.actions import format_tool_call
 
 from .base import BasePolicy
-from .oracle import tool_call_text
 
 __all__ = ["RandomPolicy", "MALFORMED_SHAPES"]
 
@@ -129,7 +128,7 @@ class RandomPolicy(BasePolicy):
         if draw < self.p_final + self.p_malformed:
             shape = rng.choice(MALFORMED_SHAPES)
             return shape % tool["name"] if "%s" in shape else shape
-        return tool_call_text(tool["name"], random_arguments(rng, tool["inputSchema"],
+        return format_tool_call(tool["name"], random_arguments(rng, tool["inputSchema"],
                                                              self.p_invalid_args))
 
     def get_action(self, infos: dict[str, Any]) -> Sequence[str | None]:

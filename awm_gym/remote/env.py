@@ -17,12 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
 
 from ..env import AWMEnv
 from ..errors import EnvUsageError
-from ..spaces import UnicodeText
 from ..vector_env import AWMVectorEnv
 from .runtime import RemoteRuntime
 
@@ -48,14 +45,8 @@ class RemoteEnv(AWMEnv):
 
     def __init__(self, url: str | None = None, *, connect_timeout_s: float = 10.0,
                  message_timeout_s: float = 300.0) -> None:
-        # AWMEnv.__init__ builds an in-process runtime; this sets the same attributes remotely
-        self.runtime = RemoteRuntime(_require_url(url), 1, connect_timeout_s=connect_timeout_s,
-                                     message_timeout_s=message_timeout_s)
-        self.config = self.runtime.config
-        self.observation_space = UnicodeText(self.config.max_text_length)
-        self.action_space = UnicodeText(self.config.max_text_length)
-        self.task = ""
-        self._done = True
+        self._attach(RemoteRuntime(_require_url(url), 1, connect_timeout_s=connect_timeout_s,
+                                   message_timeout_s=message_timeout_s))
 
     def __repr__(self) -> str:
         return f"RemoteEnv({self.runtime.worlds[0]} at {self.runtime.url})"
@@ -75,21 +66,9 @@ class RemoteVectorEnv(AWMVectorEnv):
                  connect_timeout_s: float = 10.0, message_timeout_s: float = 300.0) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise EnvUsageError(f"num_envs={num_envs!r}: must be a positive int.")
-        # AWMVectorEnv.__init__ builds an in-process runtime; this sets the same attributes
-        # (tests/integration/test_server_sessions.py checks both give the same episodes)
-        self.runtime = RemoteRuntime(_require_url(url), num_envs,
-                                     connect_timeout_s=connect_timeout_s,
-                                     message_timeout_s=message_timeout_s)
-        self.config = self.runtime.config
-        self.num_envs = num_envs
-        self.single_observation_space = UnicodeText(self.config.max_text_length)
-        self.single_action_space = UnicodeText(self.config.max_text_length)
-        self.observation_space = gym.spaces.Tuple([self.single_observation_space] * num_envs)
-        self.action_space = gym.spaces.Tuple([self.single_action_space] * num_envs)
-        self._obs: list[str] = [""] * num_envs
-        self._done = np.ones(num_envs, dtype=np.bool_)
-        self._started = np.zeros(num_envs, dtype=np.bool_)
-        self.closed = False
+        self._attach(RemoteRuntime(_require_url(url), num_envs,
+                                   connect_timeout_s=connect_timeout_s,
+                                   message_timeout_s=message_timeout_s), num_envs)
 
     def __repr__(self) -> str:
         return (f"RemoteVectorEnv({self.runtime.worlds[0]} at {self.runtime.url}, "

@@ -75,7 +75,8 @@ def test_dataset_schema_and_load_dataset(spotify_world: World, tmp_path: Path) -
         assert {r["episode_len"] for r in ep_rows} == {len(ep_rows)}
         assert {r["seed"] for r in ep_rows} == {k} and {r["policy"] for r in ep_rows} == {"oracle"}
         first, last = ep_rows[0], ep_rows[-1]
-        assert first["observation"].startswith(first["observation"][:10])  # the task text
+        tasks = spotify_world.runtime.world_set[first["world"]].tasks
+        assert first["observation"] == tasks[first["task_idx"]]  # row 0 shows the task
         assert last["action"] is None and last["reward"] is None and last["db_diff"] is not None
         assert all(r["db_diff"] is None for r in ep_rows[:-1])
         assert ep_rows[-2]["verifier_label"] == "complete" and ep_rows[-2]["reward"] == 1.0
