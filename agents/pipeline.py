@@ -246,7 +246,7 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
         worlds = ", ".join(cfg.rollout.worlds) if cfg.rollout.worlds else cfg.rollout.env_id
         plot_metrics(out / "metrics.jsonl", out / "reward.png",
                      title=f"GRPO on {worlds} ({kind.value} sampling)")
-        from awm_gym.transcripts import write_transcripts
+        from awm_gym.manager.transcripts import write_transcripts
 
         episodes = [to_episode(tr, k, policy.name)
                     for k, tr in enumerate(after.trajectories[:cfg.run.transcripts])]

@@ -19,8 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .chat_format import ChatFormatConfig, ChatRenderer, EpisodeContext, Turn, build_messages, \
-    tool_listing
+from .chat_format import (
+    ChatFormatConfig,
+    ChatRenderer,
+    EpisodeContext,
+    Turn,
+    build_messages,
+    tool_listing,
+)
 from .errors import AgentConfigError, DatasetFormatError
 from .grpo.batching import TrainSample, collate, pack_micro_batches
 

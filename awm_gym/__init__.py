@@ -15,11 +15,18 @@ from __future__ import annotations
 
 import logging
 
-from .config import EnvConfig, RewardConfig
-from .errors import (AWMGymError, EnvUsageError, ToolHostError, UnknownWorldError,
-                     VerifierError, WorldLoadError, WorldSetFormatError)
-from .registration import BUILTIN_WORLDS_DIR, get_world_set, register_worlds
-from .worldset import WorldSet, load_world_set, normalize_scenario_name
+from awm_gym.envs.config import EnvConfig, RewardConfig
+from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, get_world_set, register_worlds
+from awm_gym.errors import (
+    AWMGymError,
+    EnvUsageError,
+    ToolHostError,
+    UnknownWorldError,
+    VerifierError,
+    WorldLoadError,
+    WorldSetFormatError,
+)
+from awm_gym.worlds.world_set import WorldSet, load_world_set, normalize_scenario_name
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -35,19 +42,19 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):  # noqa: ANN202 - PEP 562: keep `import awm_gym` light
     if name == "World":
-        from .world import World
+        from awm_gym.manager.world import World
 
         return World
     raise AttributeError(f"module 'awm_gym' has no attribute {name!r}")
 
 
-def check_world(*args, **kwargs):  # noqa: ANN002, ANN003 - thin lazy alias, see awm_gym.check
-    """Check a world set; see :func:`awm_gym.check.check_world`."""
-    from .check import check_world as _check_world
+def check_world(*args, **kwargs):  # noqa: ANN002, ANN003 - thin lazy alias, see awm_gym.manager.check
+    """Check a world set; see :func:`awm_gym.manager.check.check_world`."""
+    from awm_gym.manager.check import check_world as _check_world
 
     return _check_world(*args, **kwargs)
 
 
-from .registration import _register_builtins  # noqa: E402
+from awm_gym.envs.registration import _register_builtins  # noqa: E402
 
 _register_builtins()

@@ -1,9 +1,9 @@
 """The ``awm`` command line: thin wrappers that parse arguments and call one library function.
 
 Subcommands: ``awm list [PATH]`` (worlds and their ids), ``awm check [PATH] [--world W]``
-(:func:`awm_gym.check.check_world`; exit status 1 when a world has issues),
+(:func:`awm_gym.manager.check.check_world`; exit status 1 when a world has issues),
 ``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
-vector env and print the verifier results), and the :class:`~awm_gym.world.World` verbs:
+vector env and print the verifier results), and the :class:`~awm_gym.manager.world.World` verbs:
 ``awm eval ENV --policy P`` (:meth:`World.evaluate`), ``awm record ENV NAME --policy P``
 (:meth:`World.record_dataset`) and ``awm render OUT (--dataset NAME | --env ENV --policy P)``
 (:meth:`World.render_transcripts`). ``--policy`` takes ``oracle``, ``random`` or
@@ -30,7 +30,7 @@ COMMAND_PROVIDERS = ("awm_gym.server.cli", "synth.cli", "agents.cli")
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from .registration import env_id, get_world_set
+    from awm_gym.envs.registration import env_id, get_world_set
 
     world_set = get_world_set(args.path)
     for world in world_set:
@@ -41,9 +41,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .check import check_world
-
-    from .config import EnvConfig
+    from awm_gym.envs.config import EnvConfig
+    from awm_gym.manager.check import check_world
 
     config = EnvConfig(max_episode_steps=1000, verifier_timeout_s=args.verifier_timeout,
                        tool_timeout_s=args.tool_timeout)
@@ -57,7 +56,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_oracle_demo
+    from awm_gym.manager.demo import run_oracle_demo
 
     result = run_oracle_demo(args.path, args.world, num_envs=args.num_envs)
     print(result)
@@ -97,8 +96,8 @@ def load_policy(spec: str, args: Sequence[str] = ()) -> object:
 
 
 def _make_world(args: argparse.Namespace, env: str) -> object:
-    from .registration import register_worlds
-    from .world import World
+    from awm_gym.envs.registration import register_worlds
+    from awm_gym.manager.world import World
 
     if args.worlds_dir:
         register_worlds(args.worlds_dir)
@@ -160,8 +159,8 @@ def _cmd_record(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from .recording import dataset_path, load_episodes
-    from .transcripts import write_transcripts
+    from awm_gym.manager.recording import dataset_path, load_episodes
+    from awm_gym.manager.transcripts import write_transcripts
 
     if args.dataset:
         path = dataset_path(args.dataset, args.cache_dir)

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from awm_gym.worldset import normalize_scenario_name
+from awm_gym.worlds.world_set import normalize_scenario_name
 
 from .config import SynthConfig
 from .jsonl_io import CONFIG_FILE, FAILURES_FILE, USAGE_FILE, FailureLog, write_json
@@ -111,7 +111,7 @@ class RunContext:
     def pool(self) -> Any:
         """The run's verifier pool (started on first use)."""
         if self._pool is None:
-            from awm_gym.verify import VerifierPool
+            from awm_gym.scoring.verifier_pool import VerifierPool
 
             self._pool = VerifierPool(num_workers=2, timeout_s=self.config.verifier_timeout_s)
         return self._pool
@@ -119,7 +119,7 @@ class RunContext:
     def judge(self) -> Any:
         """The LLM judge that proves sql-mode verifiers (the run's endpoint)."""
         if self._judge is None:
-            from awm_gym.judge import JudgeConfig, LLMJudge
+            from awm_gym.scoring.judge import JudgeConfig, LLMJudge
 
             e = self.config.llm
             self._judge = LLMJudge(JudgeConfig(

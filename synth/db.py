@@ -2,7 +2,7 @@
 
 Reads ``gen_scenario.jsonl`` and ``gen_tasks.jsonl``; writes ``gen_db.jsonl`` rows
 ``{"scenario", "db_schema": {"tables": [{"name", "ddl", "indexes"}]}, "db_path"}``. Each answer is
-built with the runtime's own builder (:func:`awm_gym.template_db.build_template_db`, AWM's exact
+built with the runtime's own builder (:func:`awm_gym.worlds.template_db.build_template_db`, AWM's exact
 two-pass build): every failing DDL or index, a table whose ``name`` differs from what its DDL
 creates, and a duplicate table name goes back to the LLM with SQLite's error. Unlike AWM, a schema
 is kept only when every table builds (AWM keeps up to 10% failed tables, and its ``.db`` file
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from awm_gym.clock import FrozenClock
-from awm_gym.template_db import build_template_db
+from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.template_db import build_template_db
 
 from .context import RunContext, StageReport
 from .errors import GenerationError

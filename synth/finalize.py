@@ -5,7 +5,7 @@ world set, ``<output_dir>/worlds/``, holds only what passed every gate: a world 
 started and answered (it has a ``gen_envs`` row) with the tasks that have every configured
 verifier and a proved reference solution. Tasks are renumbered (AWM identifies a task by its
 position), and the verifier and solution rows follow. The set is written to a scratch directory,
-checked with :func:`awm_gym.check.check_world` (template, defects, each task proved again
+checked with :func:`awm_gym.manager.check.check_world` (template, defects, each task proved again
 through a fresh runtime), stripped of any world that fails, then written file by file
 (atomically) with ``manifest.json`` last, so a complete manifest means a complete set.
 
@@ -95,8 +95,8 @@ def _drop(files: dict[str, list[dict[str, Any]]], worlds: set[str]) -> None:
 
 def run_stage(run: RunContext) -> StageReport:
     """Write ``<output_dir>/worlds/`` from the stage files; returns worlds kept and dropped."""
-    from awm_gym.check import check_world
-    from awm_gym.config import EnvConfig
+    from awm_gym.envs.config import EnvConfig
+    from awm_gym.manager.check import check_world
 
     files, kept = _assemble(run)
     dropped: dict[str, str] = {}

@@ -1,7 +1,7 @@
 """Talk to an OpenAI-compatible endpoint: batched chat completions and embeddings, with accounting.
 
 The only module of synth that sends requests. It uses the ``openai`` client's ``AsyncOpenAI``
-on a private event loop (:class:`awm_gym.judge.BackgroundLoop`), so the stages stay synchronous
+on a private event loop (:class:`awm_gym.scoring.judge.BackgroundLoop`), so the stages stay synchronous
 and can execute generated code in the main thread (tool timeouts use SIGALRM there) between
 batches. Per batch, requests run concurrently up to ``LLMEndpoint.max_concurrency``. Transient
 faults (429, 5xx, timeouts, lost connections) are retried with exponential backoff; a 4xx is
@@ -30,7 +30,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from awm_gym.judge import BackgroundLoop, call_with_retries, is_transient_error, make_async_client
+from awm_gym.scoring.judge import (
+    BackgroundLoop,
+    call_with_retries,
+    is_transient_error,
+    make_async_client,
+)
 
 from .config import EmbeddingConfig, LLMEndpoint
 from .errors import ProviderError

@@ -3,7 +3,7 @@
 Generated code is untrusted: its import may hang, exit the process or crash the interpreter, so a
 candidate first runs in ``python -m synth.probe`` (:func:`probe_world` starts it and kills it
 after ``timeout_s``). The child loads the candidate's world set with the runtime's own loader,
-builds its template and executes its code with the runtime (:class:`awm_gym.runtime.WorldRuntime`),
+builds its template and executes its code with the runtime (:class:`awm_gym.envs.runtime.WorldRuntime`),
 lists its tools as a model sees them, then calls each tool once on a fresh instance, with
 arguments taken from the spec's examples (else the schema's examples and defaults, else a value
 of the right type). It writes a JSON report; :func:`probe_problems` turns it into the errors fed
@@ -193,11 +193,11 @@ def _child(request_path: str) -> None:
         req = json.load(f)
     sys.stdout = sys.stderr  # generated code may print; keep stdout quiet
     from awm_gym import info_keys as K
-    from awm_gym.actions import format_tool_call
-    from awm_gym.config import EnvConfig
+    from awm_gym.envs.config import EnvConfig
+    from awm_gym.envs.runtime import WorldRuntime
     from awm_gym.errors import AWMGymError
-    from awm_gym.runtime import WorldRuntime
-    from awm_gym.worldset import load_world_set
+    from awm_gym.tools.actions import format_tool_call
+    from awm_gym.worlds.world_set import load_world_set
 
     report: dict[str, Any] = {}
     world = req["world"]

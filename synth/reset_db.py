@@ -1,13 +1,13 @@
 """Build each world's SQLite file from ``gen_db`` + ``gen_sample`` (AWM's ``awm env reset_db``).
 
 Only ``gen_db.jsonl`` and ``gen_sample.jsonl`` are needed. The build is the runtime's
-(:func:`awm_gym.template_db.build_template_db`): AWM's exact two passes, failing INSERTs counted and skipped, on the frozen clock. The generated code is not run
+(:func:`awm_gym.worlds.template_db.build_template_db`): AWM's exact two passes, failing INSERTs counted and skipped, on the frozen clock. The generated code is not run
 (a server started on the file runs its ``create_all`` then, as AWM's does). Files are written
 atomically, one per world, as ``<out_dir>/<world>.db``.
 
 Example:
     >>> import tempfile
-    >>> from awm_gym.registration import BUILTIN_WORLDS_DIR
+    >>> from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
     >>> builds = reset_databases(BUILTIN_WORLDS_DIR, tempfile.mkdtemp())
     >>> builds[0].world, len(builds)
     ('spotify', 8)
@@ -40,9 +40,9 @@ def reset_databases(world_set_dir: str, out_dir: str, worlds: Sequence[str] = ()
     Only ``gen_db.jsonl`` and ``gen_sample.jsonl`` are read, as AWM's command does.
     """
     from awm_gym.atomic_io import write_bytes_atomic
-    from awm_gym.clock import FrozenClock
-    from awm_gym.template_db import build_template_db
-    from awm_gym.worldset import normalize_scenario_name
+    from awm_gym.worlds.clock import FrozenClock
+    from awm_gym.worlds.template_db import build_template_db
+    from awm_gym.worlds.world_set import normalize_scenario_name
 
     from .store import rows_by_world
     from .world_text import samples_from_data, tables_from_schema

@@ -3,13 +3,13 @@
 Reads worlds with code and verifiers; writes our ``gen_solutions.jsonl`` extension rows
 ``{"scenario", "task_idx", "calls": [{"tool", "arguments"}], "final_answer"}``. The prompt shows
 the world's tools exactly as a model sees them and its initial database. Each candidate is
-replayed on a fresh instance of a :class:`awm_gym.runtime.WorldRuntime` as ``<tool_call>``
+replayed on a fresh instance of a :class:`awm_gym.envs.runtime.WorldRuntime` as ``<tool_call>``
 actions, then every verifier of the task runs on the resulting state in the runtime's verifier
 pool:
 
 * code mode: the verifier must say ``complete`` (it said ``others`` on the untouched state in
   the verifier stage);
-* sql mode: its evidence and the replayed steps go to the LLM judge (:mod:`awm_gym.judge`), which
+* sql mode: its evidence and the replayed steps go to the LLM judge (:mod:`awm_gym.scoring.judge`), which
   must say ``complete``, while the judge given the untouched state's evidence and no steps must
   not.
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
-from awm_gym.actions import format_tool_call, strip_thinking
+from awm_gym.tools.actions import format_tool_call, strip_thinking
 
 from .context import RunContext, StageReport
 from .errors import GenerationError
@@ -144,7 +144,7 @@ class _Prover:
         return job.key + ":" + hashlib.sha256(text.encode()).hexdigest()
 
     def _replay(self, world: str, idx: int, calls: list[dict[str, Any]], final: str) -> _Replay:
-        from awm_gym.judge import Turn
+        from awm_gym.scoring.judge import Turn
 
         replay = _Replay(calls, strip_thinking(final) or "Done.")
         runtime = self.runtimes[world]
@@ -166,7 +166,7 @@ class _Prover:
         return replay
 
     def prepare(self, answers: list[tuple[RepairJob, str]]) -> None:
-        from awm_gym.verify import VerifyJob
+        from awm_gym.scoring.verifier_pool import VerifyJob
 
         fresh: list[tuple[RepairJob, _Replay]] = []
         self.replays = {}  # per round: a judge may answer differently when asked again
@@ -207,7 +207,7 @@ class _Prover:
         return (wdef.code_verifiers if mode == "code" else wdef.sql_verifiers)[idx]
 
     def _judge(self, items: list[tuple[RepairJob, _Replay, Any]]) -> None:
-        from awm_gym.judge import JudgeRequest, criteria_from_raw_response
+        from awm_gym.scoring.judge import JudgeRequest, criteria_from_raw_response
 
         if not items:
             return
@@ -234,7 +234,7 @@ class _Prover:
                 replay.verdicts["sql"] = ""
 
     def _noop(self, world: str, idx: int) -> Any:
-        from awm_gym.verify import VerifyJob
+        from awm_gym.scoring.verifier_pool import VerifyJob
 
         key = task_key(world, idx)
         if key not in self._noop_evidence:
@@ -288,10 +288,10 @@ def _world_jobs(run: RunContext, runtime: Any, wdef: Any, out: StageOutput) -> l
 
 def run_stage(run: RunContext) -> StageReport:
     """Generate and prove a reference solution for every verified task of every world."""
-    from awm_gym.config import EnvConfig
+    from awm_gym.envs.config import EnvConfig
+    from awm_gym.envs.runtime import WorldRuntime
     from awm_gym.errors import AWMGymError
-    from awm_gym.runtime import WorldRuntime
-    from awm_gym.worldset import load_world_set
+    from awm_gym.worlds.world_set import load_world_set
 
     cfg = run.config
     tasks = rows_by_world(run.path("gen_tasks.jsonl"))

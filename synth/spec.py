@@ -25,8 +25,8 @@ import json
 import re
 from typing import Any
 
-from awm_gym.clock import FrozenClock
-from awm_gym.template_db import build_template_db
+from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.template_db import build_template_db
 
 from .context import RunContext, StageReport
 from .errors import GenerationError

@@ -120,7 +120,7 @@ def collect_episodes(envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
     """Run one episode per instance (``len(specs) == envs.num_envs``) and return them in order.
 
     Args:
-        envs: an :class:`~awm_gym.vector_env.AWMVectorEnv`; its ``max_episode_steps`` bounds
+        envs: an :class:`~awm_gym.envs.vector_env.AWMVectorEnv`; its ``max_episode_steps`` bounds
             the turns.
         policy: a :class:`~agents.policies.chat_policy.ChatPolicy` (its ``last_generations``
             are read after every turn); ``set_env(envs)`` is called here.
@@ -193,8 +193,8 @@ def _trajectory(spec: EpisodeSpec, task: str, turns: list[TurnSample],
 
 
 def to_episode(traj: Trajectory, episode_idx: int, policy_name: str) -> Any:
-    """The trajectory as an :class:`awm_gym.episode.Episode` (for HTML transcripts)."""
-    from awm_gym.episode import Episode, Turn
+    """The trajectory as an :class:`awm_gym.manager.episode.Episode` (for HTML transcripts)."""
+    from awm_gym.manager.episode import Episode, Turn
 
     turns = []
     for k, t in enumerate(traj.turns):

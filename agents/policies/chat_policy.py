@@ -23,8 +23,14 @@ import numpy as np
 
 from awm_gym import info_keys as K
 
-from ..chat_format import (ChatFormatConfig, ChatRenderer, EpisodeContext, Turn, build_messages,
-                           tool_listing)
+from ..chat_format import (
+    ChatFormatConfig,
+    ChatRenderer,
+    EpisodeContext,
+    Turn,
+    build_messages,
+    tool_listing,
+)
 from .sampling import Backend, Generation, SamplingConfig
 
 logger = logging.getLogger(__name__)

@@ -12,10 +12,16 @@ Example:
 
 from __future__ import annotations
 
-from .client import RemoteError, SessionClient, SessionInfo, SessionLostError, session_url
-from .env import RemoteEnv, RemoteVectorEnv
-from .mcp_check import list_mcp_tools
-from .runtime import RemoteRuntime
+from awm_gym.remote.client import (
+           RemoteError,
+           SessionClient,
+           SessionInfo,
+           SessionLostError,
+           session_url,
+)
+from awm_gym.remote.env import RemoteEnv, RemoteVectorEnv
+from awm_gym.remote.mcp_check import list_mcp_tools
+from awm_gym.remote.runtime import RemoteRuntime
 
 __all__ = ["RemoteEnv", "RemoteVectorEnv", "RemoteRuntime", "SessionClient", "SessionInfo",
            "RemoteError", "SessionLostError", "list_mcp_tools", "session_url"]

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import AWMGymError
-from ..server.protocol import PROTOCOL_VERSION, encode_frame
+from awm_gym.errors import AWMGymError
+from awm_gym.server.protocol import PROTOCOL_VERSION, encode_frame
 
 logger = logging.getLogger(__name__)
 

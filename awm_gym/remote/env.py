@@ -1,7 +1,7 @@
 """``AWM/remote-v0``: the Gymnasium env and vector env over a world server's sessions.
 
 The same training code runs against local or remote worlds: these classes are
-:class:`~awm_gym.env.AWMEnv` and :class:`~awm_gym.vector_env.AWMVectorEnv` with a
+:class:`~awm_gym.envs.env.AWMEnv` and :class:`~awm_gym.envs.vector_env.AWMVectorEnv` with a
 :class:`~awm_gym.remote.runtime.RemoteRuntime` in place of the in-process runtime, so reset
 options (``seed``, ``task_idx``, ``reset_mask``), the checks on them, autoreset-disabled stepping
 and batched infos are the in-process code, and ``config`` is the server's ``EnvConfig``.
@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-
-from ..env import AWMEnv
-from ..errors import EnvUsageError
-from ..vector_env import AWMVectorEnv
-from .runtime import RemoteRuntime
+from awm_gym.envs.env import AWMEnv
+from awm_gym.envs.vector_env import AWMVectorEnv
+from awm_gym.errors import EnvUsageError
+from awm_gym.remote.runtime import RemoteRuntime
 
 __all__ = ["RemoteEnv", "RemoteVectorEnv"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .client import RemoteError
+from awm_gym.remote.client import RemoteError
 
 __all__ = ["list_mcp_tools"]
 

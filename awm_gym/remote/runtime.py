@@ -2,12 +2,12 @@
 
 :class:`RemoteRuntime` is what :class:`~awm_gym.remote.env.RemoteEnv` and
 :class:`~awm_gym.remote.env.RemoteVectorEnv` drive in place of a
-:class:`~awm_gym.runtime.WorldRuntime`, so the Gymnasium code (options, masks, checks, batched
+:class:`~awm_gym.envs.runtime.WorldRuntime`, so the Gymnasium code (options, masks, checks, batched
 infos) is the in-process code, and observations, rewards and infos are the server runtime's.
 A batch call sends one request on every session first and then collects the replies, so the
 server works on all of them at once (and verifies final answers in one batch).
 
-A lost session is data, not a crash (as a dead worker shard is in :mod:`awm_gym.workers`): a step
+A lost session is data, not a crash (as a dead worker shard is in :mod:`awm_gym.envs.shards`): a step
 on it ends the episode truncated with ``info["worker_error"]``, and the next reset of that
 instance opens a new session.
 """
@@ -18,12 +18,12 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from .. import info_keys as K
-from ..config import EnvConfig, RewardConfig
-from ..errors import EnvUsageError, UnknownWorldError
-from ..runtime import StepOutcome
-from ..workers import WORKER_ERROR
-from .client import RemoteError, SessionClient, SessionLostError
+from awm_gym import info_keys as K
+from awm_gym.envs.config import EnvConfig, RewardConfig
+from awm_gym.envs.runtime import StepOutcome
+from awm_gym.envs.shards import WORKER_ERROR
+from awm_gym.errors import EnvUsageError, UnknownWorldError
+from awm_gym.remote.client import RemoteError, SessionClient, SessionLostError
 
 logger = logging.getLogger(__name__)
 

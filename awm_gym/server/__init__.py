@@ -19,8 +19,8 @@ Example:
 
 from __future__ import annotations
 
-from .config import ServerConfig
-from .protocol import PROTOCOL_VERSION, ErrorCode, MessageType
+from awm_gym.server.config import ServerConfig
+from awm_gym.server.protocol import PROTOCOL_VERSION, ErrorCode, MessageType
 
 __all__ = ["ServerConfig", "serve", "WorldServer", "ServerProcess", "PROTOCOL_VERSION",
            "ErrorCode", "MessageType"]
@@ -28,15 +28,15 @@ __all__ = ["ServerConfig", "serve", "WorldServer", "ServerProcess", "PROTOCOL_VE
 
 def __getattr__(name: str):  # noqa: ANN202 - PEP 562: uvicorn and the world load only when used
     if name == "serve":
-        from .runner import serve
+        from awm_gym.server.runner import serve
 
         return serve
     if name == "WorldServer":
-        from .app import WorldServer
+        from awm_gym.server.app import WorldServer
 
         return WorldServer
     if name == "ServerProcess":
-        from .process import ServerProcess
+        from awm_gym.server.process import ServerProcess
 
         return ServerProcess
     raise AttributeError(f"module 'awm_gym.server' has no attribute {name!r}")

@@ -34,15 +34,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
-from ..clock import FrozenClock
-from ..registration import get_world_set
-from ..runtime import WorldRuntime, get_prepared_world
-from .config import ServerConfig
-from .executor import RuntimeLoop
-from .mcp_endpoint import McpEndpoint
-from .protocol import PROTOCOL_VERSION
-from .sessions import SessionTable
-from .ws_endpoint import SessionEndpoint
+from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.runtime import WorldRuntime, get_prepared_world
+from awm_gym.server.config import ServerConfig
+from awm_gym.server.executor import RuntimeLoop
+from awm_gym.server.mcp_endpoint import McpEndpoint
+from awm_gym.server.protocol import PROTOCOL_VERSION
+from awm_gym.server.sessions import SessionTable
+from awm_gym.server.ws_endpoint import SessionEndpoint
+from awm_gym.worlds.clock import FrozenClock
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class WorldServer:
     app: Starlette
 
     def __init__(self, config: ServerConfig) -> None:
-        from .. import __version__
+        from awm_gym import __version__
 
         self.config, env = config, config.env
         world_set = get_world_set(config.worlds_dir)
@@ -86,7 +86,7 @@ class WorldServer:
         self.host, self.template = prepared.host, prepared.template
         self.clock = FrozenClock(env.clock)
         if env.num_workers:
-            from ..workers import ShardedRuntime
+            from awm_gym.envs.shards import ShardedRuntime
 
             self.runtime: Any = ShardedRuntime(world_set, [self.world], config.max_sessions, env,
                                                env.num_workers)

@@ -1,7 +1,7 @@
 """``awm env start`` (serve a world: MCP + sessions) and ``awm env check`` (list MCP tools).
 
 The options are the fields of :class:`~awm_gym.server.config.ServerConfig` and of the
-:class:`~awm_gym.config.EnvConfig` fields a server operator sets; their help is the field
+:class:`~awm_gym.envs.config.EnvConfig` fields a server operator sets; their help is the field
 docstrings, written once. Imported by every ``awm`` run, so it imports nothing heavy at load.
 
 Example:
@@ -25,8 +25,8 @@ import sys
 import textwrap
 from typing import Any
 
-from ..config import EnvConfig
-from .config import ServerConfig
+from awm_gym.envs.config import EnvConfig
+from awm_gym.server.config import ServerConfig
 
 __all__ = ["add_subcommands", "server_config"]
 
@@ -94,8 +94,8 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
 
 
 def _cmd_start(args: argparse.Namespace) -> int:
-    from ..errors import AWMGymError
-    from .runner import serve
+    from awm_gym.errors import AWMGymError
+    from awm_gym.server.runner import serve
 
     try:
         config = server_config(args)
@@ -116,8 +116,8 @@ def _cmd_start(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from ..remote.mcp_check import list_mcp_tools
-    from ..remote.client import RemoteError
+    from awm_gym.remote.client import RemoteError
+    from awm_gym.remote.mcp_check import list_mcp_tools
 
     try:
         tools = list_mcp_tools(args.url, timeout_s=args.timeout)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..config import EnvConfig
+from awm_gym.envs.config import EnvConfig
 
 __all__ = ["ServerConfig", "LOOPBACK_HOSTS"]
 

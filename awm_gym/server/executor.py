@@ -2,7 +2,7 @@
 
 Why one dedicated thread, and why the main one. The runtime binds each instance's database
 through a ``ContextVar`` and stops a runaway tool call with ``SIGALRM``, which Python delivers only
-to the main thread (``awm_gym.dispatch._Deadline``; off the main thread only the SQLite progress
+to the main thread (``awm_gym.tools.dispatch._Deadline``; off the main thread only the SQLite progress
 handler remains, which cannot stop ``while True: pass``). So :func:`awm_gym.server.serve` runs the
 network (uvicorn's event loop) on a background thread and this loop on the main thread: the event
 loop never executes generated code, keeps answering pings, health checks and new connections
@@ -15,7 +15,7 @@ The price is one thread hop per request (tens of microseconds), small next to a 
 Example:
     >>> import asyncio, threading
     >>> from awm_gym import EnvConfig, get_world_set
-    >>> from awm_gym.runtime import WorldRuntime
+    >>> from awm_gym.envs.runtime import WorldRuntime
     >>> runtime = WorldRuntime(get_world_set(), ["spotify"], 1, EnvConfig())
     >>> jobs = RuntimeLoop(runtime)
     >>> async def episode():
@@ -100,7 +100,7 @@ class RuntimeLoop:
         return self._submit(_RESET, (instance, seed, task_idx))
 
     def submit_step(self, instance: int, action: str) -> asyncio.Future:
-        """Step one instance; resolves to a :class:`~awm_gym.runtime.StepOutcome`."""
+        """Step one instance; resolves to a :class:`~awm_gym.envs.runtime.StepOutcome`."""
         return self._submit(_STEP, (instance, action))
 
     def submit_call(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future:

@@ -4,7 +4,7 @@ Built on the official ``mcp`` SDK (the low-level ``Server`` and its
 ``StreamableHTTPSessionManager``, stateful mode), which is what AWM's ``awm env start`` serves
 through fastapi_mcp. What a client sees is what a model sees in-process: ``tools/list`` returns
 the runtime's catalogue (same names, descriptions and input schemas), and ``tools/call`` runs
-:meth:`awm_gym.toolhost.ToolHost.call`, the in-process dispatch, so results and errors carry the
+:meth:`awm_gym.tools.host.ToolHost.call`, the in-process dispatch, so results and errors carry the
 same text and ``isError`` flag (an unknown tool reads ``Unknown tool: <name>``, as fastapi_mcp
 says it).
 
@@ -30,9 +30,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from ..db_routing import DatabaseSlot
-from ..template_db import open_database
-from .sessions import Session
+from awm_gym.server.sessions import Session
+from awm_gym.tools.db_routing import DatabaseSlot
+from awm_gym.worlds.template_db import open_database
 
 logger = logging.getLogger(__name__)
 

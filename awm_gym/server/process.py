@@ -21,8 +21,8 @@ import sys
 import threading
 from typing import IO, Any
 
-from ..errors import AWMGymError
-from .config import ServerConfig
+from awm_gym.errors import AWMGymError
+from awm_gym.server.config import ServerConfig
 
 __all__ = ["ServerProcess", "server_arguments"]
 
@@ -35,8 +35,8 @@ def server_arguments(config: ServerConfig) -> list[str]:
     Raises:
         ValueError: ``config.env`` sets a field the command line does not expose.
     """
-    from ..config import EnvConfig
-    from .cli import _ENV_FLAGS, _SERVER_FLAGS
+    from awm_gym.envs.config import EnvConfig
+    from awm_gym.server.cli import _ENV_FLAGS, _SERVER_FLAGS
 
     args: list[str] = []
     for flag, _, name in _SERVER_FLAGS:

@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..errors import AWMGymError
-from .app import WorldServer
-from .config import ServerConfig
+from awm_gym.errors import AWMGymError
+from awm_gym.server.app import WorldServer
+from awm_gym.server.config import ServerConfig
 
 logger = logging.getLogger(__name__)
 

@@ -18,11 +18,22 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..errors import EnvUsageError, UnknownWorldError
-from .protocol import (CLOSE_CODES, PROTOCOL_VERSION, SESSION_FRAME, ErrorCode, MessageType,
-                       ProtocolError, Request, encode_frame, error_frame, parse_request,
-                       reset_arguments, step_action)
-from .sessions import Session
+from awm_gym.errors import EnvUsageError, UnknownWorldError
+from awm_gym.server.protocol import (
+    CLOSE_CODES,
+    PROTOCOL_VERSION,
+    SESSION_FRAME,
+    ErrorCode,
+    MessageType,
+    ProtocolError,
+    Request,
+    encode_frame,
+    error_frame,
+    parse_request,
+    reset_arguments,
+    step_action,
+)
+from awm_gym.server.sessions import Session
 
 logger = logging.getLogger(__name__)
 

@@ -29,9 +29,9 @@ import gymnasium as gym
 import pytest
 
 import awm_gym
-from awm_gym.clock import FrozenClock
-from awm_gym.db_routing import DatabaseSlot, bind_database
-from awm_gym.template_db import open_database
+from awm_gym.tools.db_routing import DatabaseSlot, bind_database
+from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.template_db import open_database
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY_WORLDS = os.path.join(REPO_ROOT, "tests", "fixtures", "worlds", "tiny")

@@ -9,10 +9,10 @@ from typing import Any
 import gymnasium as gym
 import pytest
 
-from awm_gym.clock import FrozenClock
-from awm_gym.config import EnvConfig
-from awm_gym.db_routing import DatabaseSlot
-from awm_gym.template_db import open_database
+from awm_gym.envs.config import EnvConfig
+from awm_gym.tools.db_routing import DatabaseSlot
+from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.template_db import open_database
 
 # The benchmark modules import their helpers as `bench_support`; pytest's importlib import mode
 # (pyproject's addopts) puts no test folder on sys.path, so this folder goes there once.
@@ -20,8 +20,17 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-from bench_support import (N, NO_TRUNCATION, SHARDS, BenchWorld, McpPath, Workload, capture_sql,
-                           choose_calls, pick_world)  # noqa: E402
+from bench_support import (
+    NO_TRUNCATION,
+    SHARDS,
+    BenchWorld,
+    McpPath,
+    N,
+    Workload,
+    capture_sql,
+    choose_calls,  # noqa: E402
+    pick_world,
+)
 
 
 @pytest.fixture(scope="session")

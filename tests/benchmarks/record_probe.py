@@ -31,7 +31,7 @@ def main() -> None:
 
     from agents.policies import OraclePolicy
     from awm_gym import World
-    from awm_gym.recording import META_FILE
+    from awm_gym.manager.recording import META_FILE
 
     world = World(opts.env_id, num_envs=opts.num_envs, verbose=0)
     world.set_policy(OraclePolicy())

@@ -23,7 +23,6 @@ import tempfile
 import gymnasium as gym
 import numpy as np
 import pytest
-
 from bench_support import N, tool_action
 
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready_probe.py")

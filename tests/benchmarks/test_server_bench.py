@@ -29,7 +29,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from awm_gym.config import EnvConfig
+from awm_gym.envs.config import EnvConfig
 from awm_gym.server import ServerConfig
 from awm_gym.server.process import ServerProcess
 
@@ -153,7 +153,7 @@ def test_server_remote_vector_64(benchmark, server) -> None:
 @pytest.mark.parametrize("sessions", (1, 64))
 def test_server_baseline_in_process(benchmark, server, sessions: int) -> None:
     """The same read steps without the network: ``AWMVectorEnv`` in this process (floor)."""
-    from awm_gym.vector_env import AWMVectorEnv
+    from awm_gym.envs.vector_env import AWMVectorEnv
 
     benchmark.group = "server"
     envs = AWMVectorEnv(num_envs=sessions, worlds=["spotify"], max_episode_steps=10**9)

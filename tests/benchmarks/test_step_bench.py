@@ -25,11 +25,10 @@ import time
 
 import numpy as np
 import pytest
+from bench_support import LIST_TOOLS_ACTION, N, call_endpoint, replay_sql, reset_slots, tool_action
 from fastapi.encoders import jsonable_encoder
 
-from awm_gym.actions import parse_action
-from bench_support import (LIST_TOOLS_ACTION, N, call_endpoint, replay_sql, reset_slots,
-                           tool_action)
+from awm_gym.tools.actions import parse_action
 
 N_ASGI = 128
 """Calls per round on the ASGI path (each costs a few times a direct call)."""

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import awm_gym
-from awm_gym.verify import VerifierPool, VerifyJob
+from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
 
 JOBS = 256
 WORKERS = 2

@@ -6,8 +6,16 @@ import re
 
 import pytest
 
-from agents.chat_format import (CatalogueMode, ChatFormatConfig, ChatRenderer, EpisodeContext,
-                                Turn, build_messages, cut_observation, render_catalogue)
+from agents.chat_format import (
+    CatalogueMode,
+    ChatFormatConfig,
+    ChatRenderer,
+    EpisodeContext,
+    Turn,
+    build_messages,
+    cut_observation,
+    render_catalogue,
+)
 from agents.errors import AgentConfigError
 
 TOOLS = [

@@ -7,7 +7,6 @@ import sqlite3
 from pathlib import Path
 
 from awm_gym.cli import main
-
 from synth.jsonl_io import read_jsonl
 
 TINY = Path(__file__).resolve().parents[2] / "fixtures" / "worlds" / "tiny"

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from awm_gym.worldset import normalize_scenario_name
-
+from awm_gym.worlds.world_set import normalize_scenario_name
 from synth.jsonl_io import read_jsonl, write_jsonl
 from synth.probe import probe_problems, probe_world, smoke_arguments
 

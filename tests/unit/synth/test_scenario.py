@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synth.config import EmbeddingConfig, LLMEndpoint, SynthConfig
+from synth.config import EmbeddingConfig, SynthConfig
 from synth.context import RunContext
 from synth.jsonl_io import read_jsonl
 from synth.scenario import run_stage

@@ -1,0 +1,86 @@
+"""One instance of an AWM world as a ``gymnasium.Env`` (text in, text out).
+
+Example:
+    >>> import gymnasium as gym, awm_gym
+    >>> env = gym.make("AWM/spotify-v0")
+    >>> obs, info = env.reset(seed=3, options={"task_idx": 0})
+    >>> info["task_idx"], obs == env.unwrapped.task
+    (0, True)
+    >>> env.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+
+from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.registration import resolve_worlds
+from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.spaces import UnicodeText
+from awm_gym.errors import EnvUsageError
+
+__all__ = ["AWMEnv"]
+
+
+class AWMEnv(gym.Env[str, str]):
+    """A single instance; see :class:`~awm_gym.envs.vector_env.AWMVectorEnv` for the batched form.
+
+    ``reset(seed=..., options={"task_idx": k, "world": name})``: the seed picks the task unless
+    ``task_idx`` pins it. ``step(text)`` returns ``(observation, reward, terminated, truncated,
+    info)``; the keys of ``info`` are listed in :mod:`awm_gym.info_keys`.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, world_set: str | None = None, worlds: Sequence[str] | str | None = None,
+                 **config: Any) -> None:
+        try:
+            self.config = EnvConfig(**config)
+        except TypeError as e:
+            raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
+                                f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
+        ws, names = resolve_worlds(world_set, worlds)
+        self._attach(WorldRuntime(ws, names, 1, self.config))
+
+    def _attach(self, runtime: Any) -> None:
+        """Set up spaces and state over ``runtime`` (the remote client passes its own)."""
+        self.runtime = runtime
+        self.config = runtime.config
+        self.observation_space = UnicodeText(self.config.max_text_length)
+        self.action_space = UnicodeText(self.config.max_text_length)
+        self.task = ""
+        self._done = True
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        task_idx, world = options.pop("task_idx", None), options.pop("world", None)
+        if options:
+            raise EnvUsageError(f"Unknown reset options {sorted(options)}; valid: 'task_idx', "
+                                "'world'.")
+        if seed is None:  # a fresh seed from the env's generator keeps episodes reproducible
+            seed = int(self.np_random.integers(0, 2**31 - 1))
+        [(obs, info)] = self.runtime.reset([0], [seed], [task_idx], [world])
+        self.task, self._done = obs, False
+        return obs, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._done:
+            raise EnvUsageError("step() after the episode ended (or before reset()): call "
+                                "env.reset(...) first.")
+        [out] = self.runtime.step([0], [action])
+        self._done = out.terminated or out.truncated
+        return out.observation, float(out.reward), out.terminated, out.truncated, out.info
+
+    @property
+    def tools_text(self) -> str:
+        """The ``list_tools`` reply of the current world."""
+        return self.runtime.tools_text(self.runtime.instance_world(0)[0])
+
+    def close(self) -> None:
+        self.runtime.close()
+        super().close()

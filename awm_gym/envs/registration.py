@@ -1,0 +1,117 @@
+"""Register worlds as Gymnasium ids: ``AWM/<world>-v0`` for each world, ``AWM/mix-v0`` for many.
+
+The built-in world set registers at ``import awm_gym``; :func:`register_worlds` registers any
+directory in the AWM format (the public AgentWorldModel-1K files, ``awm gen`` output).
+
+Example:
+    >>> import gymnasium as gym, awm_gym
+    >>> "AWM/spotify-v0" in gym.registry
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from awm_gym.errors import UnknownWorldError
+from awm_gym.worlds.world_set import WorldSet, load_world_set
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["register_worlds", "get_world_set", "BUILTIN_WORLDS_DIR", "NAMESPACE", "MIX_NAME"]
+
+BUILTIN_WORLDS_DIR = str(Path(__file__).parents[1] / "worlds" / "builtin")
+"""The world set shipped with the package (``spotify`` first)."""
+NAMESPACE = "AWM"
+MIX_NAME = "mix"
+REMOTE_NAME = "remote"
+RESERVED_NAMES = (MIX_NAME, REMOTE_NAME)
+"""World names whose ids ``AWM/mix-v0`` / ``AWM/remote-v0`` are taken by the package."""
+
+_SETS: dict[str, WorldSet] = {}
+_SETS_LOCK = threading.Lock()
+
+
+def get_world_set(path: str | os.PathLike | None = None) -> WorldSet:
+    """The loaded world set at ``path`` (built-ins when None), loaded once per process."""
+    key = os.path.realpath(path if path is not None else BUILTIN_WORLDS_DIR)
+    with _SETS_LOCK:
+        world_set = _SETS.get(key)
+        if world_set is None:
+            world_set = _SETS[key] = load_world_set(key)
+            for problem in world_set.problems:
+                logger.warning("%s: %s", key, problem)
+        return world_set
+
+
+def env_id(world: str, namespace: str = NAMESPACE) -> str:
+    return f"{namespace}/{world}-v0"
+
+
+def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE) -> list[str]:
+    """Register every world of the world set at ``path``; returns the ids registered.
+
+    Each world becomes ``<namespace>/<world>-v0`` with a single-env entry point
+    (:class:`~awm_gym.envs.env.AWMEnv`) and a batched vector entry point
+    (:class:`~awm_gym.envs.vector_env.AWMVectorEnv`). Worlds with problems in required parts are left
+    out (their problems are logged and listed in ``get_world_set(path).problems``).
+    Re-registering an id replaces it.
+
+    Raises:
+        WorldSetFormatError: ``path`` is not a world set (a required file is missing).
+    """
+    import gymnasium as gym
+
+    world_set = get_world_set(path)
+    root = world_set.root
+    ids = []
+    for name in world_set.names():
+        if name in RESERVED_NAMES:
+            logger.warning("world %r in %s clashes with %s/%s-v0; use it through AWM/mix-v0 "
+                           "with worlds=[%r]", name, root, namespace, name, name)
+            continue
+        gid = env_id(name, namespace)
+        if gid in gym.registry:
+            del gym.registry[gid]
+        gym.register(id=gid, entry_point="awm_gym.envs.env:AWMEnv",
+                     vector_entry_point="awm_gym.envs.vector_env:AWMVectorEnv",
+                     kwargs={"world_set": root, "worlds": [name]}, disable_env_checker=True)
+        ids.append(gid)
+    return ids
+
+
+def resolve_worlds(world_set_path: str | None, worlds: Any) -> tuple[WorldSet, list[str]]:
+    """Load the world set and check the requested world names (all worlds when None)."""
+    world_set = get_world_set(world_set_path)
+    if worlds is None:
+        names = world_set.names()
+    elif isinstance(worlds, str):
+        names = [worlds]
+    else:
+        names = list(worlds)
+    if not names:
+        raise UnknownWorldError(f"No worlds selected from {world_set.root}; pass worlds=[...] "
+                                f"with names from: {', '.join(world_set.names())}.")
+    return world_set, [world_set[n].name for n in names]
+
+
+def _register_builtins() -> None:
+    import gymnasium as gym
+
+    remote = env_id(REMOTE_NAME)  # a world served by `awm env start`; needs url=...
+    if remote not in gym.registry:
+        gym.register(id=remote, entry_point="awm_gym.remote:RemoteEnv",
+                     vector_entry_point="awm_gym.remote:RemoteVectorEnv",
+                     disable_env_checker=True)
+    if not os.path.exists(os.path.join(BUILTIN_WORLDS_DIR, "gen_envs.jsonl")):
+        return
+    register_worlds(BUILTIN_WORLDS_DIR)
+    mix = env_id(MIX_NAME)
+    if mix not in gym.registry:
+        gym.register(id=mix, entry_point="awm_gym.envs.env:AWMEnv",
+                     vector_entry_point="awm_gym.envs.vector_env:AWMVectorEnv",
+                     kwargs={"world_set": None, "worlds": None}, disable_env_checker=True)

@@ -1,0 +1,215 @@
+"""N instances of AWM worlds as one natively batched Gymnasium ``VectorEnv``, autoreset disabled.
+
+Example:
+    >>> import gymnasium as gym, awm_gym
+    >>> envs = gym.make_vec("AWM/spotify-v0", num_envs=2)
+    >>> obs, info = envs.reset(seed=0)          # instance i uses seed 0 + i
+    >>> len(obs), info["world"][0]
+    (2, 'spotify')
+    >>> obs, reward, terminated, truncated, info = envs.step(
+    ...     ['<tool_call>{"name": "list_tools", "arguments": {}}</tool_call>', "I give up."])
+    >>> bool(terminated[1]), info["verifier_label"][1]
+    (True, 'others')
+    >>> envs.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.registration import resolve_worlds
+from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.spaces import UnicodeText
+from awm_gym.errors import EnvUsageError
+
+__all__ = ["AWMVectorEnv", "batch_infos"]
+
+
+def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    """Gymnasium-style batched info: one array per key plus a ``_key`` mask of who reported it.
+
+    Example:
+        >>> b = batch_infos(3, [(0, {"n": 1, "s": "a"}), (2, {"n": 2})])
+        >>> b["n"].tolist(), b["_n"].tolist(), b["s"].tolist()
+        ([1, 0, 2], [True, False, True], ['a', None, None])
+    """
+    out: dict[str, Any] = {}
+    for i, info in items:
+        for key, value in info.items():
+            if key not in out:
+                if isinstance(value, (bool, np.bool_)):
+                    arr = np.zeros(n, dtype=np.bool_)
+                elif isinstance(value, (int, np.integer)):
+                    arr = np.zeros(n, dtype=np.int64)
+                elif isinstance(value, (float, np.floating)):
+                    arr = np.zeros(n, dtype=np.float64)
+                else:
+                    arr = np.full(n, None, dtype=object)
+                out[key] = arr
+                out["_" + key] = np.zeros(n, dtype=np.bool_)
+            arr = out[key]
+            if arr.dtype != object and not isinstance(value, (bool, int, float, np.generic)):
+                arr = out[key] = arr.astype(object)  # mixed types across instances
+            arr[i] = value
+            out["_" + key][i] = True
+    return out
+
+
+class AWMVectorEnv(VectorEnv):
+    """``num_envs`` instances over one or more worlds, stepped in one call.
+
+    Args:
+        num_envs: number of instances.
+        world_set: path of an AWM-format world set (None: the built-in worlds).
+        worlds: world names to run (None: every world of the set, as ``AWM/mix-v0``).
+        **config: fields of :class:`~awm_gym.envs.config.EnvConfig` (``max_episode_steps``,
+            ``tool_timeout_s``, ``verifier_workers``, ...).
+
+    Reset with ``reset(seed=int | list, options={"reset_mask": bool array, "task_idx": int |
+    list, "world": str | list})``: only masked instances reset; without ``task_idx`` the seed
+    picks the task. ``step(actions)`` takes one string per instance; ``None`` leaves an instance
+    as it is (required for instances whose episode has ended or that were never reset; allowed
+    for a mid-episode instance, which then simply waits).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.DISABLED, "render_modes": []}
+
+    num_envs: int
+    runtime: WorldRuntime  # or workers.ShardedRuntime when num_workers > 0
+    config: EnvConfig
+
+    def __init__(self, num_envs: int = 1, world_set: str | None = None,
+                 worlds: Sequence[str] | str | None = None, **config: Any) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise EnvUsageError(f"num_envs={num_envs!r}: must be a positive int.")
+        try:
+            self.config = EnvConfig(**config)
+        except TypeError as e:
+            raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
+                                f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
+        ws, names = resolve_worlds(world_set, worlds)
+        if self.config.num_workers:
+            from awm_gym.envs.shards import ShardedRuntime
+
+            runtime: Any = ShardedRuntime(ws, names, num_envs, self.config,
+                                          self.config.num_workers)
+        else:
+            runtime = WorldRuntime(ws, names, num_envs, self.config)
+        self._attach(runtime, num_envs)
+
+    def _attach(self, runtime: Any, num_envs: int) -> None:
+        """Set up spaces and per-instance state over ``runtime`` (any object with the
+        :class:`~awm_gym.envs.runtime.WorldRuntime` interface; the remote client passes its own)."""
+        self.runtime = runtime
+        self.config = runtime.config
+        self.num_envs = num_envs
+        self.single_observation_space = UnicodeText(self.config.max_text_length)
+        self.single_action_space = UnicodeText(self.config.max_text_length)
+        # Tuple of the same space object: batch_space would deep-copy it 1,024 times (~180 ms)
+        self.observation_space = gym.spaces.Tuple([self.single_observation_space] * num_envs)
+        self.action_space = gym.spaces.Tuple([self.single_action_space] * num_envs)
+        self._obs: list[str] = [""] * num_envs
+        self._done = np.ones(num_envs, dtype=np.bool_)
+        self._started = np.zeros(num_envs, dtype=np.bool_)
+        self.closed = False
+
+    def __repr__(self) -> str:
+        worlds = self.runtime.worlds
+        name = worlds[0] if len(worlds) == 1 else f"mix of {len(worlds)} worlds"
+        return f"AWMVectorEnv({name}, num_envs={self.num_envs})"
+
+    # -- helpers for policies ------------------------------------------------------------------
+    def tools_text(self, i: int) -> str:
+        """The ``list_tools`` reply of instance ``i``'s world."""
+        return self.runtime.tools_text(self.runtime.instance_world(i)[0])
+
+    def tools(self, i: int) -> list[dict[str, Any]]:
+        """Instance ``i``'s tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
+        return self.runtime.tools(self.runtime.instance_world(i)[0])
+
+    # -- Gymnasium API ----------------------------------------------------------------------------
+    def _per_env(self, value: Any, name: str) -> list[Any]:
+        if isinstance(value, (list, tuple, np.ndarray)):
+            if len(value) != self.num_envs:
+                raise EnvUsageError(f"options[{name!r}] has {len(value)} entries; give one per "
+                                    f"instance ({self.num_envs}) or a single value for all.")
+            return list(value)
+        return [value] * self.num_envs
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[tuple[str, ...], dict[str, Any]]:
+        options = dict(options or {})  # never mutate the caller's dict
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(self.num_envs, dtype=np.bool_)
+        else:
+            if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+                raise EnvUsageError(f"options['reset_mask'] must be a numpy bool array, got "
+                                    f"{type(mask).__name__} of {getattr(mask, 'dtype', None)}.")
+            if mask.shape != (self.num_envs,):
+                raise EnvUsageError(f"options['reset_mask'] has shape {mask.shape}; expected "
+                                    f"({self.num_envs},).")
+            if not mask.any():
+                raise EnvUsageError("options['reset_mask'] has no True entry: nothing to reset.")
+        if seed is None:
+            seeds: list[int | None] = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = [None if s is None else int(s) for s in seed]
+            if len(seeds) != self.num_envs:
+                raise EnvUsageError(f"seed has {len(seeds)} entries but num_envs={self.num_envs}; "
+                                    "pass one seed per instance or a single int.")
+        task_idx = self._per_env(options.pop("task_idx", None), "task_idx")
+        worlds = self._per_env(options.pop("world", None), "world")
+        if options:
+            raise EnvUsageError(f"Unknown reset options {sorted(options)}; valid: 'reset_mask', "
+                                "'task_idx', 'world'.")
+        idx = np.flatnonzero(mask).tolist()
+        results = self.runtime.reset(idx, [seeds[i] for i in idx], [task_idx[i] for i in idx],
+                                     [worlds[i] for i in idx])
+        items = []
+        for i, (obs, info) in zip(idx, results, strict=True):
+            self._obs[i] = obs
+            items.append((i, info))
+        self._done[idx] = False
+        self._started[idx] = True
+        return tuple(self._obs), batch_infos(self.num_envs, items)
+
+    def step(self, actions: Sequence[str | None]
+             ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if isinstance(actions, str) or len(actions) != self.num_envs:
+            raise EnvUsageError(f"step() needs one action per instance ({self.num_envs}), got "
+                                f"{1 if isinstance(actions, str) else len(actions)}.")
+        idx = []
+        for i, action in enumerate(actions):
+            if action is None:
+                continue  # not stepped this time (finished, or paused by the caller)
+            if not self._started[i]:
+                raise EnvUsageError(f"actions[{i}] given to instance {i}, which was never reset: "
+                                    "call envs.reset(seed=...) first (or pass None for it).")
+            if self._done[i]:
+                raise EnvUsageError(
+                    f"actions[{i}] given to instance {i}, whose episode has ended (autoreset is "
+                    "disabled): reset it with options={'reset_mask': mask}, or pass None.")
+            idx.append(i)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminated = np.zeros(self.num_envs, dtype=np.bool_)
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        outcomes = self.runtime.step(idx, [actions[i] for i in idx])
+        items = []
+        for i, out in zip(idx, outcomes, strict=True):
+            self._obs[i] = out.observation
+            rewards[i], terminated[i], truncated[i] = out.reward, out.terminated, out.truncated
+            items.append((i, out.info))
+        self._done |= terminated | truncated
+        return tuple(self._obs), rewards, terminated, truncated, batch_infos(self.num_envs, items)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.runtime.close()

@@ -1,0 +1,83 @@
+"""``World.evaluate``: exactly N episodes, seeds ``seed .. seed+N-1``, results indexed by episode.
+
+Success is the verifier labelling the final answer ``complete`` (:attr:`Episode.success`); an
+episode whose reward could not be scored (verifier error, awaiting an LLM judge) counts as not
+successful and is counted in ``unscored``.
+
+Example:
+    >>> from awm_gym import World
+    >>> from agents.policies import OraclePolicy
+    >>> world = World("AWM/spotify-v0", num_envs=2, verbose=0)
+    >>> world.set_policy(OraclePolicy())
+    >>> result = evaluate(world, 3, eval_keys=["num_turns"], seed=5)
+    >>> result["seeds"], result["success_rate"], len(result["num_turns"])
+    ([5, 6, 7], 1.0, 3)
+    >>> world.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from awm_gym import info_keys as K
+from awm_gym.manager.episode import EPISODE_FIELDS
+from awm_gym.manager.rollout import check_episodes
+
+__all__ = ["evaluate"]
+
+
+def evaluate(world: Any, episodes: int, eval_keys: Sequence[str] = (), seed: int = 0,
+             options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run ``episodes`` episodes of ``world``'s policy and summarize them (see module doc).
+
+    Returns a dict: ``episodes``, ``seeds`` (list, seed + k at index k), ``success_rate``
+    (fraction in [0, 1]), ``episode_successes`` (bool array), ``mean_reward``, ``rewards``
+    (float array), ``unscored`` (int), ``worlds`` and ``task_idx`` (lists), ``per_world``
+    ({world: {episodes, success_rate, mean_reward}}), and one list per ``eval_keys`` entry
+    (episode statistics of :data:`~awm_gym.manager.episode.EPISODE_FIELDS`, else the last step's info).
+    """
+    episodes = check_episodes(episodes)
+    info_keys = [k for k in eval_keys if k not in EPISODE_FIELDS]
+    successes = np.zeros(episodes, dtype=np.bool_)
+    rewards = np.zeros(episodes, dtype=np.float64)
+    seen = np.zeros(episodes, dtype=np.bool_)
+    seeds: list[int] = [0] * episodes
+    worlds: list[str] = [""] * episodes
+    tasks: list[int] = [0] * episodes
+    values: dict[str, list[Any]] = {key: [None] * episodes for key in eval_keys}
+    unscored = 0
+    for ep in world.run_episodes(episodes, seed, options, info_keys=info_keys,
+                                 desc="evaluate"):
+        k = ep.episode_idx
+        if seen[k]:
+            raise RuntimeError(f"episode {k} was evaluated twice")
+        seen[k] = True
+        successes[k], rewards[k], seeds[k] = ep.success, ep.reward, ep.seed
+        worlds[k], tasks[k] = ep.world, ep.task_idx
+        unscored += ep.final_info.get(K.REWARD_VALID) is False
+        for key in eval_keys:
+            values[key][k] = ep.value(key)
+    if not seen.all():
+        raise RuntimeError(f"episodes {np.flatnonzero(~seen).tolist()} were never evaluated")
+    per_world: dict[str, dict[str, Any]] = {}
+    for name in sorted(set(worlds)):
+        sel = np.array([w == name for w in worlds], dtype=np.bool_)
+        per_world[name] = {"episodes": int(sel.sum()),
+                           "success_rate": float(successes[sel].mean()),
+                           "mean_reward": float(rewards[sel].mean())}
+    return {
+        "episodes": episodes,
+        "seeds": seeds,
+        "success_rate": float(successes.mean()) if episodes else 0.0,
+        "episode_successes": successes,
+        "mean_reward": float(rewards.mean()) if episodes else 0.0,
+        "rewards": rewards,
+        "unscored": int(unscored),
+        "worlds": worlds,
+        "task_idx": tasks,
+        "per_world": per_world,
+        **values,
+    }

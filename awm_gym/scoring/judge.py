@@ -1,0 +1,496 @@
+"""Grade finished episodes with an LLM judge: AWM's ``sql`` verification mode, batched and bounded.
+
+AWM's sql mode is a *code-augmented* LLM judge (awm.md section 4.3): the task's verifier reads the
+initial and final databases and returns evidence; the evidence, the task and the agent's
+trajectory go to an LLM that answers one of four labels, ``complete``, ``incomplete``,
+``agent_error`` or ``server_error``. :class:`LLMJudge` does that against any OpenAI-compatible
+endpoint (vLLM, OpenAI) with the ``openai`` client, and departs from AWM where AWM is weak:
+
+* the verifier's own reasoning and success/failure criteria are sent with its evidence (AWM's
+  public code promises them in its prompt and omits them, item 13);
+* the trajectory is bounded: reasoning text is removed, each tool response is cut to
+  ``max_observation_chars`` and only the last ``max_turns`` turns are kept (item 11);
+* all episodes that end in one vector step are judged in one batch, concurrently up to
+  ``max_concurrency``, each within ``timeout_s`` (retries included);
+* only transient faults (429, 5xx, timeouts, lost connections) are retried, with exponential
+  backoff; a 4xx is deterministic and is reported at once;
+* a judge that fails (timeout, provider error, an answer without a valid label) yields the label
+  ``judge_error`` with its reason: it is never silently scored.
+
+Requests run on a private event loop in a daemon thread (:class:`BackgroundLoop`), so the
+synchronous runtime can judge a batch from any thread, with or without a running loop of its
+own. ``openai`` is imported only when the first request is sent.
+
+Example:
+    >>> parse_judge_answer('<think>hm</think>{"reasoning": "db shows it", "classification": "Complete"}')
+    ('complete', 'db shows it')
+    >>> JudgeConfig(base_url="http://127.0.0.1:8000/v1", model="judge", timeout_s=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: JudgeConfig.timeout_s=0: must be > 0 seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "JUDGE_LABELS", "JudgeLabel", "JudgeConfig", "Turn", "JudgeRequest", "JudgeVerdict",
+    "LLMJudge", "BackgroundLoop", "JudgeAnswerError", "parse_judge_answer",
+    "build_judge_messages", "is_transient_error", "call_with_retries",
+    "criteria_from_raw_response", "make_async_client", "JUDGE_REWARDS",
+]
+
+JudgeLabel = Literal["complete", "incomplete", "agent_error", "server_error"]
+JUDGE_LABELS: tuple[str, ...] = ("complete", "incomplete", "agent_error", "server_error")
+"""The four labels a judge may answer (AWM's exact strings). When several fit, AWM's prompt
+ranks them complete > server_error > agent_error > incomplete."""
+
+JUDGE_REWARDS: Mapping[str, float] = {"complete": 1.0, "incomplete": 0.1, "agent_error": 0.0,
+                                      "server_error": 0.0}
+"""The default label-to-reward table (OpenEnv's AWM preset; awm.md 4.4)."""
+
+_T = TypeVar("_T")
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Where the judge runs and how it is called. The key is read from ``api_key_env``."""
+
+    base_url: str
+    """OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8000/v1`` (vLLM) or
+    ``https://api.openai.com/v1``."""
+    model: str
+    """Model name sent with every request."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Environment variable holding the API key (unset: the placeholder ``EMPTY``, as vLLM
+    accepts)."""
+    timeout_s: float = 60.0
+    """Wall-clock limit of one judgement, retries included; past it the label is
+    ``judge_error`` (timeout)."""
+    max_concurrency: int = 32
+    """Judge requests in flight at once."""
+    max_retries: int = 2
+    """Extra attempts after a transient fault (429, 5xx, timeout, connection error)."""
+    backoff_s: float = 1.0
+    """First retry delay; it doubles each retry (with up to 25% jitter)."""
+    temperature: float = 0.0
+    """Sampling temperature (AWM uses 1.0; 0.0 makes grades repeatable)."""
+    max_tokens: int = 2048
+    """Completion budget of one judgement."""
+    max_observation_chars: int = 2000
+    """Each tool response in the trajectory is cut to this many characters."""
+    max_turns: int = 40
+    """Only the last this-many turns of a trajectory are sent (the count of omitted ones is)."""
+    extra_body: Mapping[str, Any] | None = None
+    """Extra JSON fields for the request body (e.g. vLLM's ``chat_template_kwargs``)."""
+    extra_headers: Mapping[str, str] | None = None
+    """Extra HTTP headers for every request (routing, tracing)."""
+
+    def __post_init__(self) -> None:
+        for name in ("base_url", "model", "api_key_env"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"JudgeConfig.{name}={getattr(self, name)!r}: must be a "
+                                 "non-empty string.")
+        if not self.timeout_s > 0:
+            raise ValueError(f"JudgeConfig.timeout_s={self.timeout_s}: must be > 0 seconds.")
+        for name in ("max_concurrency", "max_tokens", "max_observation_chars", "max_turns"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"JudgeConfig.{name}={getattr(self, name)}: must be >= 1.")
+        if self.max_retries < 0 or self.backoff_s < 0:
+            raise ValueError(f"JudgeConfig: max_retries={self.max_retries} and backoff_s="
+                             f"{self.backoff_s} must be >= 0.")
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One step of an episode: the agent's raw action and the observation it got back."""
+
+    action: str
+    observation: str
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRequest:
+    """Everything the judge reads about one finished episode.
+
+    Attributes:
+        task: the task text.
+        turns: the episode's tool-using steps, in order.
+        final_answer: the agent's final answer (reasoning removed).
+        evidence: what the sql-mode verifier returned.
+        criteria: the verifier author's ``reasoning``, ``success_criteria`` and
+            ``failure_criteria`` (from the stored ``raw_response``), when known.
+    """
+
+    task: str
+    turns: tuple[Turn, ...]
+    final_answer: str
+    evidence: Any
+    criteria: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    """A judge's answer for one episode.
+
+    Attributes:
+        label: one of :data:`JUDGE_LABELS`, or ``judge_error`` when no valid answer came.
+        error_kind: None, or ``timeout`` | ``provider`` | ``malformed`` when the label is
+            ``judge_error``.
+        error: one line of detail for ``judge_error``.
+        reasoning: the judge's stated reasoning ("" when absent).
+        elapsed_s: wall time of the judgement.
+    """
+
+    label: str
+    error_kind: str | None = None
+    error: str | None = None
+    reasoning: str = ""
+    elapsed_s: float = 0.0
+
+    @property
+    def is_valid(self) -> bool:
+        return self.label in JUDGE_LABELS
+
+
+class JudgeAnswerError(ValueError):
+    """A judge answer with no JSON object holding a valid ``classification``."""
+
+
+def parse_judge_answer(text: str) -> tuple[str, str]:
+    """Read ``(label, reasoning)`` from a judge's reply.
+
+    Reasoning blocks are removed; the reply, a fenced block in it, or the span from its first
+    ``{`` to its last ``}`` must be a JSON object whose ``classification`` is one of
+    :data:`JUDGE_LABELS` (case and surrounding space ignored). Nothing else is guessed.
+
+    Raises:
+        JudgeAnswerError: no such object (the message says what was found instead).
+
+    Example:
+        >>> parse_judge_answer('Sure: {"classification": "server_error"} hope that helps')
+        ('server_error', '')
+        >>> parse_judge_answer('complete')
+        Traceback (most recent call last):
+        ...
+        awm_gym.scoring.judge.JudgeAnswerError: no JSON object in the judge's answer: 'complete'
+    """
+    if not isinstance(text, str):
+        raise JudgeAnswerError(f"the judge's answer is {type(text).__name__}, not text")
+    body = _THINK.sub("", text)
+    if "</think>" in body:
+        body = body.split("</think>", 1)[1]
+    body = body.strip()
+    candidates = [body, *_FENCE.findall(body)]
+    if "{" in body and "}" in body:
+        candidates.append(body[body.index("{"):body.rindex("}") + 1])
+    found: Any = None
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            found = value
+            break
+    if found is None:
+        raise JudgeAnswerError(f"no JSON object in the judge's answer: {body[:200]!r}")
+    raw = found.get("classification")
+    label = raw.strip().lower() if isinstance(raw, str) else None
+    if label not in JUDGE_LABELS:
+        raise JudgeAnswerError(f"classification {raw!r} is not one of {', '.join(JUDGE_LABELS)}")
+    reasoning = found.get("reasoning")
+    return label, reasoning if isinstance(reasoning, str) else ""
+
+
+_SYSTEM_PROMPT = """\
+You grade one episode of an AI agent working in a simulated application through its API tools.
+You receive the user's task, the agent's steps (each tool call with the tool's response), the
+agent's final answer, and evidence that a verification script collected by reading the
+application's database before and after the episode, together with its author's notes on what
+success and failure look like.
+
+Choose exactly one classification:
+- "complete": every part of the task was carried out, and the database evidence (or, for a
+  question, the final answer checked against the evidence) confirms it.
+- "server_error": the application itself stopped the agent: tools failed with internal server
+  errors, crashes or timeouts that no correct use could have avoided.
+- "agent_error": the agent went wrong and did not recover: invented or wrong arguments, the wrong
+  records changed, results claimed that the tools never returned.
+- "incomplete": some progress, but part of the task is missing or the database does not show the
+  required change.
+When more than one fits, prefer complete, then server_error, then agent_error, then incomplete.
+Base the decision on the evidence, not on the agent's claims.
+
+Answer with a single JSON object and nothing else:
+{"reasoning": "<two or three sentences>", "classification": "<one of the four labels>"}"""
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... [{len(text) - limit} more characters cut]"
+
+
+def build_judge_messages(request: JudgeRequest, config: JudgeConfig) -> list[dict[str, str]]:
+    """The chat messages sent for one episode (system prompt + one user message of JSON).
+
+    Example:
+        >>> cfg = JudgeConfig(base_url="http://x/v1", model="m", max_observation_chars=5)
+        >>> req = JudgeRequest("Like a song", (Turn("call", "0123456789"),), "Done", {"liked": True})
+        >>> msgs = build_judge_messages(req, cfg)
+        >>> [m["role"] for m in msgs], "01234... [5 more characters cut]" in msgs[1]["content"]
+        (['system', 'user'], True)
+    """
+    from awm_gym.tools.actions import strip_thinking
+
+    turns = request.turns[-config.max_turns:]
+    omitted = len(request.turns) - len(turns)
+    steps = [{"step": omitted + k + 1,
+              "action": _clip(strip_thinking(t.action), config.max_observation_chars),
+              "response": _clip(t.observation, config.max_observation_chars)}
+             for k, t in enumerate(turns)]
+    episode = {"user_task": request.task, "total_steps": len(request.turns),
+               "omitted_earlier_steps": omitted, "steps": steps,
+               "final_answer": _clip(request.final_answer, config.max_observation_chars)}
+    verification = {"evidence": request.evidence,
+                    **{k: request.criteria[k] for k in ("reasoning", "success_criteria",
+                                                        "failure_criteria")
+                       if k in request.criteria}}
+    user = ("Episode:\n" + json.dumps(episode, ensure_ascii=False, indent=1, default=str)
+            + "\n\nDatabase verification:\n"
+            + json.dumps(verification, ensure_ascii=False, indent=1, default=str))
+    return [{"role": "system", "content": _SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+# -- transport --------------------------------------------------------------------------------
+
+def is_transient_error(error: BaseException) -> bool:
+    """Whether an ``openai`` client error is worth retrying: 408/409/429, 5xx, timeouts and
+    connection failures. Any other 4xx is deterministic.
+
+    Example:
+        >>> is_transient_error(TimeoutError()), is_transient_error(ValueError())
+        (True, False)
+    """
+    if isinstance(error, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
+        return True
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - openai is a core dependency
+        return False
+    if isinstance(error, (openai.APITimeoutError, openai.APIConnectionError)):
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code in (408, 409, 429) or error.status_code >= 500
+    return False
+
+
+async def call_with_retries(call: Callable[[], Awaitable[_T]], *, max_retries: int,
+                            backoff_s: float, what: str = "request") -> _T:
+    """Await ``call()``, retrying transient faults with exponential backoff (and jitter).
+
+    Raises:
+        The last error, once it is not transient or the retries are used up.
+    """
+    attempt = 0
+    while True:
+        try:
+            return await call()
+        except Exception as e:  # noqa: BLE001 - classified right below, re-raised if not ours
+            if attempt >= max_retries or not is_transient_error(e):
+                raise
+            delay = backoff_s * (2 ** attempt) * (1 + random.random() / 4)
+            attempt += 1
+            logger.info("%s failed (%s: %s); retry %d/%d in %.2f s", what, type(e).__name__,
+                        _one_line(e), attempt, max_retries, delay)
+            await asyncio.sleep(delay)
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())[:300]
+
+
+def make_async_client(base_url: str, api_key_env: str, timeout_s: float) -> Any:
+    """An ``openai.AsyncOpenAI`` client with the client's own retries off (ours are above)."""
+    import openai
+
+    return openai.AsyncOpenAI(base_url=base_url, api_key=os.environ.get(api_key_env) or "EMPTY",
+                              max_retries=0, timeout=timeout_s)
+
+
+class BackgroundLoop:
+    """An asyncio loop in a daemon thread, so synchronous code can run coroutines from anywhere.
+
+    Example:
+        >>> async def add(a, b):
+        ...     return a + b
+        >>> loop = BackgroundLoop("example")
+        >>> loop.run(add(1, 2))
+        3
+        >>> loop.close()
+    """
+
+    def __init__(self, name: str) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"{name}-loop",
+                                        daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        """Run ``coro`` on the loop and block until it finishes."""
+        if self._closed:
+            coro.close()
+            raise RuntimeError("BackgroundLoop.run: the loop is closed; create a new one.")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def close(self) -> None:
+        """Stop the loop and its thread. Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+
+class LLMJudge:
+    """Judge batches of episodes against an OpenAI-compatible endpoint.
+
+    Args:
+        config: endpoint, limits and trajectory bounds.
+
+    Example (the endpoint is only contacted when :meth:`judge` gets requests):
+        >>> judge = LLMJudge(JudgeConfig(base_url="http://127.0.0.1:9/v1", model="m"))
+        >>> judge.judge([])
+        []
+        >>> judge.close()
+    """
+
+    def __init__(self, config: JudgeConfig) -> None:
+        if not isinstance(config, JudgeConfig):
+            raise TypeError(f"LLMJudge(config=...) needs a JudgeConfig, got "
+                            f"{type(config).__name__}.")
+        self.config = config
+        self._loop: BackgroundLoop | None = None
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LLMJudge(model={self.config.model!r}, base_url={self.config.base_url!r})"
+
+    def judge(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict]:
+        """Judge ``requests`` concurrently; blocks until all are done (each within timeout_s).
+
+        Returns:
+            One verdict per request, in order. Failures are verdicts labelled ``judge_error``.
+        """
+        requests = list(requests)
+        if not requests:
+            return []
+        with self._lock:
+            if self._loop is None:
+                self._loop = BackgroundLoop("awm-judge")
+            loop = self._loop
+        return loop.run(self.ajudge(requests))
+
+    async def ajudge(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict]:
+        """The async form of :meth:`judge`, for callers that own an event loop."""
+        if self._client is None:
+            self._client = make_async_client(self.config.base_url, self.config.api_key_env,
+                                             self.config.timeout_s)
+        semaphore = asyncio.Semaphore(self.config.max_concurrency)
+
+        async def one(request: JudgeRequest) -> JudgeVerdict:
+            async with semaphore:
+                return await self._judge_one(request)
+
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    async def _judge_one(self, request: JudgeRequest) -> JudgeVerdict:
+        cfg = self.config
+        start = time.perf_counter()
+        messages = build_judge_messages(request, cfg)
+        kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages,
+                                  "temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
+        if cfg.extra_body:
+            kwargs["extra_body"] = dict(cfg.extra_body)
+        if cfg.extra_headers:
+            kwargs["extra_headers"] = dict(cfg.extra_headers)
+        try:
+            response = await asyncio.wait_for(call_with_retries(
+                lambda: self._client.chat.completions.create(**kwargs),
+                max_retries=cfg.max_retries, backoff_s=cfg.backoff_s, what="judge request"),
+                cfg.timeout_s)
+        except (asyncio.TimeoutError, TimeoutError):
+            return JudgeVerdict("judge_error", "timeout",
+                                f"no answer within timeout_s={cfg.timeout_s:g}", "",
+                                time.perf_counter() - start)
+        except Exception as e:  # noqa: BLE001 - the boundary to the provider: every fault is data
+            kind = "timeout" if type(e).__name__ == "APITimeoutError" else "provider"
+            return JudgeVerdict("judge_error", kind, f"{type(e).__name__}: {_one_line(e)}", "",
+                                time.perf_counter() - start)
+        try:
+            text = response.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            text = ""
+        try:
+            label, reasoning = parse_judge_answer(text)
+        except JudgeAnswerError as e:
+            return JudgeVerdict("judge_error", "malformed", str(e), "",
+                                time.perf_counter() - start)
+        return JudgeVerdict(label, None, None, reasoning, time.perf_counter() - start)
+
+    def close(self) -> None:
+        """Close the HTTP client and the loop thread. Safe to call more than once."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is not None:
+            if self._client is not None:
+                try:
+                    loop.run(self._client.close())
+                except Exception:  # noqa: BLE001 - closing a dead connection pool is not an error
+                    logger.debug("closing the judge client failed", exc_info=True)
+            loop.close()
+        self._client = None
+
+
+def criteria_from_raw_response(raw_response: str | None) -> dict[str, Any]:
+    """The ``reasoning`` / ``success_criteria`` / ``failure_criteria`` of a stored sql-mode
+    verifier's raw LLM answer ({} when absent or unreadable).
+
+    Example:
+        >>> criteria_from_raw_response('{"reasoning": "r", "success_criteria": "s", "x": 1}')
+        {'reasoning': 'r', 'success_criteria': 's'}
+    """
+    if not raw_response:
+        return {}
+    try:
+        data = json.loads(raw_response)
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: data[k] for k in ("reasoning", "success_criteria", "failure_criteria")
+            if k in data}

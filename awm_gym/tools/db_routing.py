@@ -1,0 +1,120 @@
+"""Route a world's one SQLAlchemy engine to whichever instance database is current.
+
+A world's generated code is executed once per process and creates one engine at import. Every
+instance has its own in-memory SQLite connection. This module gives that engine a connection pool
+that, on each checkout, hands out the connection of the *current* instance, which the caller sets
+with :func:`bind_database` (a ``ContextVar``, so it also follows threads started by anyio and
+asyncio tasks). The pool never closes an instance connection: the instance owns its lifetime.
+
+Example:
+    >>> import sqlite3
+    >>> from sqlalchemy import text
+    >>> engine = create_routed_engine()
+    >>> a, b = DatabaseSlot(sqlite3.connect(":memory:")), DatabaseSlot(sqlite3.connect(":memory:"))
+    >>> with bind_database(a), engine.begin() as c:
+    ...     _ = c.execute(text("CREATE TABLE t (x)"))
+    >>> with bind_database(b), engine.connect() as c:
+    ...     c.execute(text("SELECT count(*) FROM sqlite_master")).scalar()
+    0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import Pool
+from sqlalchemy.pool.base import _ConnectionRecord
+
+from awm_gym.errors import ToolHostError
+
+__all__ = ["DatabaseSlot", "bind_database", "create_routed_engine", "current_slot"]
+
+
+class DatabaseSlot:
+    """One instance's database connection, plus what the tool layer tracks during a call.
+
+    Attributes:
+        conn: the instance's SQLite connection (in memory; replaced or deserialized on reset).
+        open_sessions: SQLAlchemy sessions created during the current tool call.
+    """
+
+    __slots__ = ("conn", "open_sessions", "_record", "_record_conn")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.open_sessions: list[Any] = []
+        self._record: _ConnectionRecord | None = None
+        self._record_conn: sqlite3.Connection | None = None
+
+    def __repr__(self) -> str:
+        return f"DatabaseSlot(conn={self.conn!r})"
+
+
+_current: ContextVar[DatabaseSlot | None] = ContextVar("awm_gym_current_db", default=None)
+
+
+def current_slot() -> DatabaseSlot:
+    """The slot bound by the innermost :func:`bind_database`; raises if none is bound."""
+    slot = _current.get()
+    if slot is None:
+        raise ToolHostError(
+            "A world's database was used outside a tool call: no instance database is bound. "
+            "Call tools through ToolHost.call(...) (or bind_database(slot)) so the engine knows "
+            "which instance it serves.")
+    return slot
+
+
+@contextlib.contextmanager
+def bind_database(slot: DatabaseSlot) -> Iterator[DatabaseSlot]:
+    """Make ``slot`` the database every routed engine uses inside the ``with`` block."""
+    token = _current.set(slot)
+    try:
+        yield slot
+    finally:
+        _current.reset(token)
+
+
+def _creator(*_args: Any) -> sqlite3.Connection:
+    return current_slot().conn
+
+
+class _RoutedPool(Pool):
+    """A pool whose single 'connection' is the current instance's connection."""
+
+    def _do_get(self) -> _ConnectionRecord:
+        slot = current_slot()
+        record = slot._record
+        if record is None or slot._record_conn is not slot.conn or record.dbapi_connection is None:
+            record = _ConnectionRecord(self)
+            slot._record, slot._record_conn = record, slot.conn
+        return record
+
+    def _do_return_conn(self, record: _ConnectionRecord) -> None:
+        pass  # nothing pooled: the slot keeps the record
+
+    def _close_connection(self, connection: Any, *, terminate: bool = False) -> None:
+        pass  # instance connections belong to their instance, never to the pool
+
+    def status(self) -> str:
+        return "_RoutedPool"
+
+    def dispose(self) -> None:
+        pass
+
+    def recreate(self) -> _RoutedPool:
+        return self.__class__(self._creator, dialect=self._dialect,
+                              reset_on_return=self._reset_on_return, _dispatch=self.dispatch)
+
+
+def create_routed_engine() -> Engine:
+    """An SQLite engine whose connections are the current instance's (see :func:`bind_database`)."""
+    return _original_create_engine("sqlite://", creator=_creator, poolclass=_RoutedPool)
+
+
+_original_create_engine = create_engine

@@ -1,0 +1,326 @@
+"""Execute a world's generated FastAPI code once per process and call its tools on any instance.
+
+A :class:`ToolHost` owns one world's app in this process:
+
+1. **Load.** ``full_code`` runs once as a real module (``__name__`` is not ``"__main__"``, so the
+   uvicorn footer does not run) while ``sqlalchemy.create_engine`` is patched to return one routed
+   engine (:mod:`awm_gym.tools.db_routing`) and ``datetime`` reads the world's frozen clock. The
+   module's ``create_all`` therefore runs on whichever database is bound at load time (the
+   template being built). Session factories are wrapped so every session a tool call opens is
+   tracked, then rolled back and closed when the call ends, whatever the handler did.
+2. **Catalogue.** Tools are what AWM's MCP layer (fastapi_mcp 0.4.0) shows a model: see
+   :mod:`awm_gym.tools.catalogue`.
+3. **Call.** :meth:`ToolHost.call` binds the instance's database and dispatches through
+   :mod:`awm_gym.tools.dispatch`, which returns the exact text AWM's MCP layer would produce.
+4. **Defects.** Real generated code has defects the runtime reports (never hides):
+   two routes on one method and path (the second tool silently runs the first handler), a
+   parameter route that shadows a later static one, ``async def`` handlers that block the event
+   loop a real server would run them on. They are listed in :attr:`ToolHost.defects`.
+
+Example:
+    >>> from awm_gym import EnvConfig, get_world_set
+    >>> from awm_gym.envs.runtime import get_prepared_world
+    >>> from awm_gym.tools.db_routing import DatabaseSlot
+    >>> from awm_gym.worlds.template_db import open_database
+    >>> world = get_prepared_world(get_world_set()["spotify"], EnvConfig())
+    >>> slot = DatabaseSlot(open_database(world.template, FrozenClock()))
+    >>> print(world.host.call(slot, "get_track", {"track_id": "x"}).text)
+    Input validation error: 'x' is not of type 'integer'
+    >>> world.host.call(slot, "get_track", {"track_id": 999999}).text
+    'Error calling get_track. Status code: 500. Response: Internal Server Error'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import linecache
+import logging
+import sys
+import threading
+import time
+import types
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from awm_gym.errors import ToolHostError, WorldLoadError
+from awm_gym.tools.catalogue import build_catalogue
+from awm_gym.tools.db_routing import DatabaseSlot, bind_database, create_routed_engine, current_slot
+from awm_gym.tools.dispatch import AsgiCaller, Operation, ToolResult
+from awm_gym.tools.fast_path import app_allows_fast_path, handler_awaits
+from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.template_db import (
+    TemplateCache,
+    TemplateReport,
+    build_template_db,
+    open_database,
+)
+from awm_gym.worlds.world_set import WorldDef
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ToolHost", "WorldDefect", "load_world_module"]
+
+_EXEC_LOCK = threading.RLock()  # patches below are process-wide: one world loads at a time
+
+
+@dataclass(frozen=True, slots=True)
+class WorldDefect:
+    """A defect found in a world's generated code.
+
+    Attributes:
+        kind: ``duplicate_route`` | ``shadowed_route`` | ``blocking_async_handler`` |
+            ``duplicate_operation_id`` | ``module_state``.
+        tool: the affected tool (operation id), if any.
+        detail: what happens and why.
+    """
+
+    kind: str
+    tool: str | None
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}{f' ({self.tool})' if self.tool else ''}: {self.detail}"
+
+
+class _TrackingSessionFactory:
+    """Wraps a generated ``sessionmaker`` so sessions opened during a tool call are tracked."""
+
+    def __init__(self, factory: Any) -> None:
+        self._factory = factory
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        session = self._factory(*args, **kwargs)
+        current_slot().open_sessions.append(session)
+        return session
+
+    def __getattr__(self, name: str) -> Any:  # configure(), kw, class_ ... stay available
+        return getattr(self._factory, name)
+
+
+@contextlib.contextmanager
+def _patched_create_engine(engine: Any) -> Iterator[None]:
+    import sqlalchemy
+    import sqlalchemy.engine
+
+    def create_engine(*_args: Any, **_kwargs: Any) -> Any:  # the requested URL is ignored
+        return engine
+
+    saved = (sqlalchemy.create_engine, sqlalchemy.engine.create_engine)
+    sqlalchemy.create_engine = sqlalchemy.engine.create_engine = create_engine
+    try:
+        yield
+    finally:
+        sqlalchemy.create_engine, sqlalchemy.engine.create_engine = saved
+
+
+def load_world_module(name: str, full_code: str, slot: DatabaseSlot,
+                      clock: FrozenClock) -> types.ModuleType:
+    """Execute ``full_code`` as module ``awm_world_<name>`` against ``slot``'s database.
+
+    Raises:
+        WorldLoadError: the code does not compile, raises at import, or defines no FastAPI ``app``.
+    """
+    from sqlalchemy.orm import sessionmaker
+
+    module_name = f"awm_world_{name}"
+    filename = f"<awm world {name}>"
+    try:
+        code = compile(full_code, filename, "exec")
+    except SyntaxError as e:
+        raise WorldLoadError(f"World {name!r}: gen_envs.jsonl full_code does not compile: "
+                             f"{e.msg} at line {e.lineno}. Regenerate or fix the code.") from e
+    module = types.ModuleType(module_name)
+    module.__file__ = filename
+    # linecache lets tracebacks and inspect.getsource see the generated source
+    linecache.cache[filename] = (len(full_code), None, full_code.splitlines(True), filename)
+    engine = create_routed_engine()
+    with _EXEC_LOCK, _patched_create_engine(engine), bind_database(slot), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sys.modules[module_name] = module  # pydantic resolves annotations through sys.modules
+        try:
+            exec(code, module.__dict__)
+        except BaseException as e:  # noqa: BLE001 - generated code may raise anything, even SystemExit
+            sys.modules.pop(module_name, None)
+            raise WorldLoadError(f"World {name!r}: its generated code raised at import: "
+                                 f"{type(e).__name__}: {e}") from e
+        finally:
+            slot.open_sessions.clear()
+    from fastapi import FastAPI
+
+    if not isinstance(module.__dict__.get("app"), FastAPI):
+        raise WorldLoadError(f"World {name!r}: its generated code defines no FastAPI `app`; AWM "
+                             "code must create `app = FastAPI(...)` at module level.")
+    clock.freeze_module(module.__dict__)
+    for key, value in list(module.__dict__.items()):
+        if isinstance(value, sessionmaker):
+            module.__dict__[key] = _TrackingSessionFactory(value)
+    module.__dict__["_awm_gym_engine"] = engine
+    return module
+
+
+def find_defects(module: types.ModuleType) -> list[WorldDefect]:
+    """Report duplicate routes, shadowed routes and blocking async handlers in a loaded world."""
+    from fastapi.routing import APIRoute
+
+    defects: list[WorldDefect] = []
+    routes = [r for r in module.app.routes if isinstance(r, APIRoute)]
+    seen: dict[tuple[str, str], APIRoute] = {}
+    seen_ids: dict[str, APIRoute] = {}
+    for route in routes:
+        op = route.operation_id or route.unique_id
+        if op in seen_ids:
+            defects.append(WorldDefect("duplicate_operation_id", op,
+                                       f"two routes share the operation id {op!r}; MCP lists one"))
+        seen_ids.setdefault(op, route)
+        for method in sorted(route.methods or ()):
+            key = (method, route.path)
+            if key in seen:
+                first = seen[key]
+                defects.append(WorldDefect(
+                    "duplicate_route", op,
+                    f"{method} {route.path} is also served by "
+                    f"{first.operation_id or first.unique_id!r}, declared first: calling {op!r} "
+                    "runs that handler instead (as it does under AWM's server)."))
+            else:
+                seen[key] = route
+    for i, later in enumerate(routes):
+        for earlier in routes[:i]:
+            if earlier.path == later.path or not (earlier.methods & later.methods):
+                continue
+            if "{" not in later.path and earlier.path_regex.match(later.path):
+                defects.append(WorldDefect(
+                    "shadowed_route", later.operation_id or later.unique_id,
+                    f"{later.path} is matched first by {earlier.path} "
+                    f"({earlier.operation_id or earlier.unique_id!r}), so this tool never runs "
+                    "its own handler."))
+                break
+    blocking = [r.operation_id or r.unique_id for r in routes if _is_blocking_async(r.endpoint)]
+    if blocking:
+        defects.append(WorldDefect(
+            "blocking_async_handler", None,
+            f"{len(blocking)} of {len(routes)} `async def` handlers do blocking database work "
+            "without awaiting, so a real server runs them one at a time on its event loop "
+            f"(awm_gym calls them directly, unaffected): {', '.join(blocking)}."))
+    return defects
+
+
+def _is_blocking_async(fn: Any) -> bool:
+    if not inspect.iscoroutinefunction(fn):
+        return False
+    return not handler_awaits(fn)
+
+
+
+class ToolHost:
+    """One world's generated app in this process, callable on any instance's database.
+
+    Args:
+        name: the world's name.
+        full_code: the world's generated module.
+        bootstrap: the database bound while the module executes (its ``create_all`` runs there).
+        clock: the frozen clock the module's ``datetime`` reads.
+        timeout_s: the default limit for one tool call.
+
+    Attributes:
+        tools: the catalogue, as MCP lists it.
+        defects: defects found in the generated code (see :class:`WorldDefect`).
+    """
+
+    def __init__(self, name: str, full_code: str, bootstrap: DatabaseSlot, clock: FrozenClock,
+                 timeout_s: float = 10.0) -> None:
+
+        self.name = name
+        self.timeout_s = timeout_s
+        self.module = load_world_module(name, full_code, bootstrap, clock)
+        self.app = self.module.app
+        try:
+            self.tools, operation_map = build_catalogue(self.app)
+        except Exception as e:  # noqa: BLE001 - broken models/routes in generated code
+            raise WorldLoadError(f"World {name!r}: its tools cannot be listed (OpenAPI "
+                                 f"conversion failed): {type(e).__name__}: {e}") from e
+        fast_ok = app_allows_fast_path(self.app)
+        routes = list(self.app.router.routes)
+        self.operations = {t.name: Operation(t.name, operation_map[t.name], routes, fast_ok=fast_ok)
+                           for t in self.tools}
+        self._tools_by_name = {t.name: t for t in self.tools}
+        self.defects = tuple(find_defects(self.module))
+        self._asgi = AsgiCaller(self.app)
+
+    def __repr__(self) -> str:
+        return f"ToolHost({self.name!r}, tools={len(self.tools)})"
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        """The names of this world's tools (operation ids)."""
+        return frozenset(self._tools_by_name)
+
+    def has_tool(self, tool: str) -> bool:
+        return tool in self._tools_by_name
+
+    def call(self, slot: DatabaseSlot, tool: str, arguments: Any,
+             timeout_s: float | None = None) -> ToolResult:
+        """Call ``tool`` with ``arguments`` on ``slot``'s database; returns a ToolResult.
+
+        Faults of the generated code (exceptions, 500s, hangs) and invalid arguments come back
+        as error results, exactly as AWM's MCP layer words them.
+
+        Raises:
+            ToolHostError: ``tool`` is not one of this world's tools (check :meth:`has_tool`).
+        """
+        spec = self._tools_by_name.get(tool)
+        if spec is None:
+            raise ToolHostError(f"World {self.name!r} has no tool {tool!r}; "
+                                f"its tools are: {', '.join(sorted(self._tools_by_name))}.")
+        start = time.perf_counter()
+        error = spec.validation_error(arguments)
+        if error is not None:
+            return ToolResult(error, True, None, "input_invalid", None,
+                              time.perf_counter() - start)
+        return self.operations[tool].call(slot, arguments,
+                                          timeout_s=timeout_s or self.timeout_s, asgi=self._asgi)
+
+    def close(self) -> None:
+        self._asgi.close()
+
+
+@dataclass(frozen=True)
+class PreparedWorld:
+    """A world ready to run in this process: its template bytes, build report and tool host."""
+
+    name: str
+    template: bytes
+    report: TemplateReport
+    host: ToolHost
+
+
+def prepare_world(world: WorldDef, *, clock: FrozenClock, cache: TemplateCache | None = None,
+                  timeout_s: float = 10.0) -> PreparedWorld:
+    """Build (or load from ``cache``) a world's template and execute its code once.
+
+    Args:
+        world: a :class:`~awm_gym.worlds.world_set.WorldDef`.
+        clock: the world's frozen clock.
+        cache: a :class:`~awm_gym.worlds.template_db.TemplateCache`, or None to always build.
+        timeout_s: default limit per tool call.
+    """
+    key = TemplateCache.key(world.content_hash, clock)
+    cached = cache.load(key) if cache is not None else None
+    if cached is not None:
+        data, report = cached
+        slot = DatabaseSlot(open_database(data, clock))
+        host = ToolHost(world.name, world.full_code, slot, clock, timeout_s)
+    else:
+        conn, report = build_template_db(world.tables, world.samples, clock)
+        slot = DatabaseSlot(conn)
+        host = ToolHost(world.name, world.full_code, slot, clock, timeout_s)  # runs create_all
+        if conn.in_transaction:
+            conn.commit()
+        data = conn.serialize()
+        if cache is not None:
+            cache.save(key, data, report)
+    slot.conn.close()
+    return PreparedWorld(world.name, data, report, host)

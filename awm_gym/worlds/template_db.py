@@ -1,0 +1,199 @@
+"""Build a world's initial database exactly as AWM does, serialize it, cache it by content hash.
+
+AWM's ``reset_single_database`` builds a world's SQLite file in two passes, and the public
+verifiers were generated against databases built this way, failed rows included:
+
+1. for each table, in one ``try``: its DDL, then its indexes, then its optional ``examples``
+   (a failing DDL skips that table's indexes); no foreign-key pragma; one commit at the end;
+2. ``PRAGMA foreign_keys = ON``, then every INSERT on its own, failures counted and skipped,
+   one commit at the end.
+
+The server then imports the generated module, whose ``Base.metadata.create_all`` adds tables
+that exist only in the ORM; :func:`awm_gym.tools.host.prepare_world` does that step against the
+template. The build runs under a :class:`~awm_gym.worlds.clock.FrozenClock`, so seed rows written with
+``datetime('now', ...)`` (or a ``CURRENT_TIMESTAMP`` column default) are the same on every machine.
+
+Example:
+    >>> from awm_gym.worlds.world_set import TableDef, SampleTable
+    >>> tables = (TableDef("t", "CREATE TABLE t (id INTEGER PRIMARY KEY, at TEXT)", (), ()),)
+    >>> rows = (SampleTable("t", ("INSERT INTO t VALUES (1, datetime('now'))", "INSERT INTO nope VALUES (1)")),)
+    >>> conn, report = build_template_db(tables, rows, FrozenClock("2026-01-01 12:00:00"))
+    >>> conn.execute("SELECT at FROM t").fetchall(), report.inserts_failed
+    ([('2026-01-01 12:00:00',)], 1)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from awm_gym.atomic_io import write_bytes_atomic
+from awm_gym.worlds.clock import FrozenClock
+
+__all__ = ["TemplateReport", "build_template_db", "TemplateCache", "default_cache_dir",
+           "open_database"]
+
+TEMPLATE_FORMAT = 1
+"""Bump when the builder changes what it produces, so stale cache entries are not reused."""
+
+_CURRENT_KEYWORD = re.compile(r"\bCURRENT_(TIMESTAMP|DATE|TIME)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateReport:
+    """What happened while a world's template database was built.
+
+    Attributes:
+        tables_total / tables_failed: DDL blocks run and how many failed (with their errors).
+        inserts_total / inserts_failed: seed INSERTs run and how many failed (with their errors).
+        failures: ``(table, statement_index, error)`` for each failure; index -1 is the DDL block.
+    """
+
+    tables_total: int
+    tables_failed: int
+    inserts_total: int
+    inserts_failed: int
+    failures: tuple[tuple[str, int, str], ...]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> TemplateReport:
+        return cls(data["tables_total"], data["tables_failed"], data["inserts_total"],
+                   data["inserts_failed"], tuple(tuple(f) for f in data["failures"]))
+
+
+def open_database(data: bytes | None, clock: FrozenClock) -> sqlite3.Connection:
+    """A new in-memory connection holding ``data`` (serialized SQLite), on the frozen clock."""
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    if data is not None:
+        conn.deserialize(data)
+    clock.install_sql(conn)
+    return conn
+
+
+def build_template_db(tables: Sequence, samples: Sequence, clock: FrozenClock
+                      ) -> tuple[sqlite3.Connection, TemplateReport]:
+    """Run a world's DDL and seed INSERTs the way AWM does, in memory, on ``clock``.
+
+    Args:
+        tables: the world's :class:`~awm_gym.worlds.world_set.TableDef` entries.
+        samples: the world's :class:`~awm_gym.worlds.world_set.SampleTable` entries.
+        clock: the frozen clock seed rows see as "now".
+
+    Returns:
+        The open connection (foreign keys back OFF, as a fresh connection has them) and a report.
+    """
+    conn = open_database(None, clock)
+    failures: list[tuple[str, int, str]] = []
+    wall_start = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0, tzinfo=None)
+    tables_failed = 0
+    for table in tables:
+        try:
+            conn.execute(table.ddl)
+            for statement in (*table.indexes, *table.examples):
+                conn.execute(statement)
+        except sqlite3.Error as e:
+            tables_failed += 1
+            failures.append((table.name, -1, f"{type(e).__name__}: {e}"))
+    conn.commit()
+    conn.execute("PRAGMA foreign_keys = ON")
+    inserts_total = inserts_failed = 0
+    for sample in samples:
+        for i, statement in enumerate(sample.insert_statements):
+            inserts_total += 1
+            try:
+                conn.execute(statement)
+            except sqlite3.Error as e:
+                inserts_failed += 1
+                failures.append((sample.table_name, i, f"{type(e).__name__}: {e}"))
+    conn.commit()
+    wall_end = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0, tzinfo=None)
+    _freeze_current_defaults(conn, clock, wall_start, wall_end)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    report = TemplateReport(len(tables), tables_failed, inserts_total, inserts_failed,
+                            tuple(failures))
+    return conn, report
+
+
+def _freeze_current_defaults(conn: sqlite3.Connection, clock: FrozenClock,
+                             start: _dt.datetime, end: _dt.datetime) -> None:
+    """Rewrite values that the SQL keywords ``CURRENT_TIMESTAMP``/``_DATE``/``_TIME`` (which
+    cannot be overloaded) took from the wall clock during the build to the frozen clock's.
+
+    A ``YYYY-MM-DD HH:MM:SS`` text within the build's wall-clock window, in any column, came
+    from ``CURRENT_TIMESTAMP`` (a default or a literal keyword in a seed INSERT). Dates and times
+    are rewritten only in columns whose default is ``CURRENT_DATE`` / ``CURRENT_TIME``, since a
+    bare date can legitimately equal today's.
+    """
+    frozen = clock.now_datetime
+    formats = {"TIMESTAMP": "%Y-%m-%d %H:%M:%S", "DATE": "%Y-%m-%d", "TIME": "%H:%M:%S"}
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    for table in tables:
+        quoted = '"' + table.replace('"', '""') + '"'
+        for column in conn.execute(f"PRAGMA table_info({quoted})").fetchall():
+            col = '"' + column[1].replace('"', '""') + '"'
+            match = _CURRENT_KEYWORD.search(str(column[4] or ""))
+            kinds = {"TIMESTAMP"} | ({match.group(1).upper()} if match else set())
+            for kind in kinds:
+                fmt = formats[kind]
+                width = len(frozen.strftime(fmt))
+                conn.execute(
+                    f"UPDATE {quoted} SET {col} = ? WHERE typeof({col}) = 'text' "
+                    f"AND length({col}) = ? AND {col} BETWEEN ? AND ?",
+                    (frozen.strftime(fmt), width, start.strftime(fmt), end.strftime(fmt)))
+    conn.commit()
+
+
+def default_cache_dir() -> Path:
+    """``$AWM_GYM_CACHE``, else ``$XDG_CACHE_HOME/awm_gym``, else ``~/.cache/awm_gym``."""
+    if os.environ.get("AWM_GYM_CACHE"):
+        return Path(os.environ["AWM_GYM_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "awm_gym"
+
+
+class TemplateCache:
+    """Template databases on disk, keyed by world content hash, clock and builder version.
+
+    Each entry is ``<key>.db`` plus ``<key>.json`` (the build report), the JSON written last
+    with an atomic rename, so an entry exists only when both are complete.
+    """
+
+    def __init__(self, directory: str | os.PathLike | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+
+    def __repr__(self) -> str:
+        return f"TemplateCache({str(self.directory)!r})"
+
+    @staticmethod
+    def key(content_hash: str, clock: FrozenClock) -> str:
+        raw = f"{content_hash}|{clock.now}|{TEMPLATE_FORMAT}|{sqlite3.sqlite_version}"
+        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+    def load(self, key: str) -> tuple[bytes, TemplateReport] | None:
+        db, meta = self.directory / f"{key}.db", self.directory / f"{key}.json"
+        try:
+            report = TemplateReport.from_json(json.loads(meta.read_text()))
+            return db.read_bytes(), report
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def save(self, key: str, data: bytes, report: TemplateReport) -> None:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(self.directory / f"{key}.db", data)
+            write_bytes_atomic(self.directory / f"{key}.json", json.dumps(report.to_json()).encode())
+        except OSError:  # a read-only or full cache only costs a rebuild next time
+            pass
+
+

@@ -1,0 +1,247 @@
+"""GRPO invariants on real rollouts: a warm-started tiny model acting in AWM/spotify-v0.
+
+Each test can fail: prompts trained on must be the sampled ones token for token, the loss mask
+must hold exactly the sampled tokens, gradient accumulation must not change the update, a window
+covering the whole episode must equal full history, every parameter must move, zero-variance
+groups must contribute nothing, and a resumed run must repeat the next step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import gymnasium as gym  # noqa: E402
+
+import awm_gym  # noqa: E402,F401
+from agents.chat_format import (
+    ChatFormatConfig,
+    ChatRenderer,
+    EpisodeContext,
+    Turn,
+    build_messages,  # noqa: E402
+    tool_listing,
+)
+from agents.config import ModelConfig, RunConfig, TrainConfig  # noqa: E402
+from agents.grpo.advantages import compute_advantages  # noqa: E402
+from agents.grpo.batching import TrainSample, build_samples, collate  # noqa: E402
+from agents.grpo.config import GRPOConfig, OptimConfig, RolloutConfig  # noqa: E402
+from agents.grpo.loss import token_logprobs  # noqa: E402
+from agents.grpo.rollout import EpisodeSpec, collect_episodes  # noqa: E402
+from agents.grpo.train import GRPOSetup, GRPOTrainer  # noqa: E402
+from agents.grpo.update import grpo_update  # noqa: E402
+from agents.pipeline import make_envs, prepare_start_model  # noqa: E402
+from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer  # noqa: E402
+from agents.policies.sampling import SamplingConfig  # noqa: E402
+from agents.sft import SFTConfig  # noqa: E402
+from agents.tiny_model import TinyModelConfig  # noqa: E402
+
+CHAT = ChatFormatConfig(history_turns=2, catalogue="none", max_observation_chars=120)
+SAMPLING = SamplingConfig(temperature=0.7, max_new_tokens=48)
+T = SAMPLING.temperature
+WARM = TrainConfig(run=RunConfig(seed=0), model=ModelConfig(tiny=TinyModelConfig.small()),
+                   chat=CHAT, rollout=RolloutConfig(worlds=("spotify",), env_id="AWM/mix-v0",
+                                                    max_turns=4),
+                   sft=SFTConfig(epochs=24, lr=1e-2, batch_size=4))
+"""A tiny model warm-started on the oracle's spotify rollouts: it emits real multi-turn tool
+calls, so rollouts have several turns per episode."""
+
+
+class _NullSink:
+    def log(self, metrics, step):
+        self.last = (step, dict(metrics))
+
+    def close(self):
+        pass
+
+
+@pytest.fixture(scope="module")
+def warm_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    torch.set_num_threads(1)
+    envs = make_envs(WARM, 1)
+    try:
+        return prepare_start_model(WARM, tmp_path_factory.getbasetemp() / "agents_warm", envs)
+    finally:
+        envs.close()
+
+
+@pytest.fixture
+def envs8():
+    envs = gym.make_vec("AWM/spotify-v0", num_envs=8, max_episode_steps=4)
+    yield envs
+    envs.close()
+
+
+def _trainer(model_dir: str, envs, chat=CHAT, optim=None, grpo=None, seed=0, groups=4, size=2):
+    model, tok = load_model_and_tokenizer(model_dir, "cpu")
+    policy = HFPolicy(model, tok, chat, SAMPLING)
+    setup = GRPOSetup(RolloutConfig(groups_per_step=groups, group_size=size, max_turns=4),
+                      grpo or GRPOConfig(), optim or OptimConfig(lr=1e-3), T, seed)
+    return GRPOTrainer(model, tok, envs, policy, setup)
+
+
+def _params(model) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.named_parameters()}
+
+
+def test_training_prompt_equals_sampled_prompt(warm_model, envs8):
+    model, tok = load_model_and_tokenizer(warm_model, "cpu")
+    policy = HFPolicy(model, tok, CHAT, SAMPLING)
+    policy.set_seed(0)
+    specs = [EpisodeSpec("spotify", t, 100 + t, g) for g, t in enumerate([1, 1, 5, 5, 8, 8, 9, 9])]
+    trajs = collect_episodes(envs8, policy, specs)
+    assert max(t.num_turns for t in trajs) >= 2, "the warm model should take several turns"
+    renderer = ChatRenderer(tok)
+    tools, text = tool_listing(envs8, "spotify")
+    prefixes = {}
+    for traj in trajs:
+        ctx = EpisodeContext.create(CHAT, traj.task, tools, text)
+        prefix = renderer.encode(tok.apply_chat_template(ctx.messages(), tokenize=False))
+        history: list[Turn] = []
+        for turn in traj.turns:
+            gen = turn.generation
+            expected = renderer.prompt_ids(build_messages(ctx, history, CHAT))
+            assert list(gen.prompt_ids) == expected  # token for token
+            assert list(gen.prompt_ids[:len(prefix)]) == prefix  # pinned prefix
+            prefixes.setdefault(traj.spec.group, set()).add(tuple(prefix))
+            history.append(Turn(turn.action, turn.observation))
+    assert all(len(p) == 1 for p in prefixes.values())  # identical across a group
+    adv = np.array([1.0 if k % 2 else -1.0 for k in range(len(trajs))])
+    samples, _ = build_samples(trajs, adv, np.ones(len(trajs), bool), mask_truncated_turns=False)
+    gens = [t.generation for tr in trajs for t in tr.turns if t.generation.completion_ids]
+    batch = collate(samples, tok.pad_token_id)
+    for row, (s, g) in enumerate(zip(samples, gens, strict=True)):
+        ids = batch["input_ids"][row, :s.length].tolist()
+        assert ids == list(g.prompt_ids) + list(g.completion_ids)
+        assert batch["targets"][row][batch["loss_mask"][row]].tolist() == list(g.completion_ids)
+    # the sampler's log-probabilities are the trainer's (same temperature, same tokens)
+    logp, _ = token_logprobs(model, batch, T)
+    np.testing.assert_allclose(logp[batch["loss_mask"]].detach().numpy(),
+                               batch["sampler_logprobs"][batch["loss_mask"]].numpy(), atol=2e-4)
+
+
+def _real_samples(warm_model, envs8, n=8) -> list[TrainSample]:
+    model, tok = load_model_and_tokenizer(warm_model, "cpu")
+    policy = HFPolicy(model, tok, CHAT, SAMPLING)
+    policy.set_seed(1)
+    trajs = collect_episodes(envs8, policy, [EpisodeSpec("spotify", t, 7, t) for t in range(8)])
+    adv = np.linspace(-1.0, 1.0, len(trajs))
+    samples, _ = build_samples(trajs, adv, np.ones(len(trajs), bool), mask_truncated_turns=False)
+    assert len(samples) >= n
+    return samples[:n]
+
+
+def test_micro_batch_1x8_equals_8x1(warm_model, envs8):
+    samples = _real_samples(warm_model, envs8)
+    results = []
+    for budget in (1, 10**9):  # one sample per micro-batch (8 accumulations) vs all 8 at once
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        # plain SGD: the parameter change is the gradient itself (Adam would amplify float noise
+        # in near-zero gradient entries)
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)
+        stats = grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(
+            micro_batch_tokens=budget), T, tok.pad_token_id)
+        results.append((_params(model), stats))
+    (p1, s1), (p8, s8) = results
+    assert s1["loss/policy"] == pytest.approx(s8["loss/policy"], abs=1e-5)
+    assert s1["loss/grad_norm"] == pytest.approx(s8["loss/grad_norm"], rel=1e-4)
+    for name in p1:
+        torch.testing.assert_close(p1[name], p8[name], atol=1e-6, rtol=1e-4)
+
+
+def test_all_trainable_parameters_change_after_one_step(warm_model, envs8):
+    samples = _real_samples(warm_model, envs8)
+    model, tok = load_model_and_tokenizer(warm_model, "cpu")
+    before = _params(model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    stats = grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(), T, tok.pad_token_id)
+    assert stats["loss/optimizer_steps"] == 1
+    unchanged = [n for n, p in model.named_parameters()
+                 if p.requires_grad and torch.equal(p.detach(), before[n])]
+    assert unchanged == []
+
+
+def test_fixed_number_of_optimizer_steps(warm_model, envs8):
+    samples = _real_samples(warm_model, envs8)
+    for steps in (1, 3):
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        stats = grpo_update(model, opt, samples, GRPOConfig(),
+                            OptimConfig(optimizer_steps_per_step=steps), T, tok.pad_token_id)
+        assert stats["loss/optimizer_steps"] == steps
+        assert {int(s["step"]) for s in opt.state.values()} == {steps}
+
+
+def test_zero_variance_groups_contribute_nothing(warm_model, envs8):
+    model, tok = load_model_and_tokenizer(warm_model, "cpu")
+    policy = HFPolicy(model, tok, CHAT, SAMPLING)
+    policy.set_seed(2)
+    trajs = collect_episodes(envs8, policy, [EpisodeSpec("spotify", t // 2, 3, t // 2)
+                                             for t in range(8)])
+    # groups 0-1 get a signal, groups 2-3 are flat (all 1.0 / all 0.0)
+    rewards = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0]
+    groups = [t.spec.group for t in trajs]
+    adv = compute_advantages(rewards, groups, [True] * 8)
+    assert adv.zero_std_groups == 2 and not adv.trainable[4:].any()
+    with_flat, _ = build_samples(trajs, adv.values, adv.trainable, False)
+    only_signal, _ = build_samples(trajs[:4], adv.values[:4], adv.trainable[:4], False)
+    assert with_flat == only_signal
+    adv_all_flat = compute_advantages([1.0] * 8, groups, [True] * 8)
+    flat_samples, _ = build_samples(trajs, adv_all_flat.values, adv_all_flat.trainable, False)
+    assert flat_samples == []
+    before = _params(model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    stats = grpo_update(model, opt, flat_samples, GRPOConfig(), OptimConfig(), 1.0,
+                        tok.pad_token_id)
+    assert stats["loss/optimizer_steps"] == 0
+    assert all(torch.equal(p.detach(), before[n]) for n, p in model.named_parameters())
+
+
+def test_window_at_least_episode_length_equals_full_history(warm_model, envs8):
+    outcomes = []
+    for w in (None, 4):  # episodes last at most 4 turns
+        chat = dataclasses.replace(CHAT, history_turns=w)
+        trainer = _trainer(warm_model, envs8, chat=chat)
+        metrics = trainer.step()
+        prompts = [t.generation.prompt_ids for tr in trainer.last_trajectories for t in tr.turns]
+        outcomes.append((prompts, metrics, _params(trainer.model)))
+    (pa, ma, wa), (pb, mb, wb) = outcomes
+    assert pa == pb
+    assert ma["loss/policy"] == pytest.approx(mb["loss/policy"], abs=1e-7)
+    for name in wa:
+        torch.testing.assert_close(wa[name], wb[name], atol=0, rtol=0)
+
+
+def test_resume_from_checkpoint_reproduces_the_next_step(warm_model, envs8, tmp_path: Path):
+    straight = _trainer(warm_model, envs8)
+    straight.step()
+    expected = straight.step()
+    expected_params = _params(straight.model)
+
+    first = _trainer(warm_model, envs8)
+    first.step()
+    ckpt = first.save(str(tmp_path))
+    resumed = _trainer(ckpt, envs8)
+    resumed.load_state(ckpt, 1)
+    got = resumed.step()
+    for key in ("rollout/reward_mean", "rollout/turns_per_episode", "loss/policy",
+                "loss/num_tokens", "loss/grad_norm"):
+        assert got[key] == pytest.approx(expected[key], abs=1e-6), key
+    for name, value in _params(resumed.model).items():
+        torch.testing.assert_close(value, expected_params[name], atol=1e-6, rtol=1e-5)
+
+
+def test_train_logs_and_checkpoints(warm_model, envs8, tmp_path: Path):
+    trainer = _trainer(warm_model, envs8)
+    trainer.setup = dataclasses.replace(trainer.setup, checkpoint_every=1)
+    sink = _NullSink()
+    trainer.train(2, sink, str(tmp_path))
+    step, metrics = sink.last
+    assert step == 2 and "perf/gen_tokens_per_s" in metrics and "time/train_s" in metrics
+    assert (tmp_path / "checkpoints" / "latest").read_text() == "step_000002"

