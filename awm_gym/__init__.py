@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 
-from awm_gym.envs.config import EnvConfig, RewardConfig
+from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, get_world_set, register_worlds
 from awm_gym.errors import (
     AWMGymError,
@@ -26,6 +26,7 @@ from awm_gym.errors import (
     WorldLoadError,
     WorldSetFormatError,
 )
+from awm_gym.scoring.rewards import RewardConfig
 from awm_gym.worlds.world_set import WorldSet, load_world_set, normalize_scenario_name
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

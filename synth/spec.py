@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-import json
+import json  # noqa: F401 - used by the module doctest
 import re
 from typing import Any
 

@@ -21,41 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym.scoring.judge import JudgeConfig
+from awm_gym.scoring.rewards import RewardConfig, VerifierMode
 from awm_gym.scoring.rubrics import Rubric
+from awm_gym.scoring.scorer import ScoringConfig
 from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW
 
-__all__ = ["EnvConfig", "RewardConfig"]
-
-_VERIFIER_MODES = ("auto", "code", "sql")
-
-
-@dataclass(frozen=True)
-class RewardConfig:
-    """Reward per outcome (OpenEnv's AWM preset; awm.md 4.4)."""
-
-    complete: float = 1.0
-    """A verifier (or, later, the judge) says the task is complete."""
-    incomplete: float = 0.1
-    """The LLM judge's partial credit (sql mode only; code verifiers have no partial label)."""
-    others: float = 0.0
-    """A code verifier says anything but complete."""
-    agent_error: float = 0.0
-    """The LLM judge says the agent went wrong and did not recover."""
-    server_error: float = 0.0
-    """The LLM judge says the world's tools failed the agent."""
-    format_error: float = -1.0
-    """A malformed action; the episode terminates."""
-    truncated: float = 0.0
-    """The step limit was reached before a final answer."""
-    unscored: float = 0.0
-    """Reward given while a result cannot be scored (verifier error, no verifier, awaiting
-    judgement). ``info["reward_valid"]`` is False then: leave such episodes out of statistics."""
-
-    @property
-    def judge_table(self) -> dict[str, float]:
-        """The judge label -> reward table (complete / incomplete / agent_error / server_error)."""
-        return {"complete": self.complete, "incomplete": self.incomplete,
-                "agent_error": self.agent_error, "server_error": self.server_error}
+__all__ = ["EnvConfig"]
 
 
 @dataclass(frozen=True)
@@ -74,9 +45,9 @@ class EnvConfig:
     """Worker processes to shard instances over (vector env only). 0 runs everything in the
     caller's process, the fastest for well-behaved worlds; k >= 1 isolates crashes and lets
     instances use k cores (see docs/benchmarks.md)."""
-    verifier_mode: str = "auto"
+    verifier_mode: VerifierMode = VerifierMode.AUTO
     """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
-    task has one, else sql)."""
+    task has one, else sql); a string is accepted and coerced."""
     clock: str = DEFAULT_FROZEN_NOW
     """The instant 'now' is frozen at, for seed rows and tool code (UTC)."""
     cache_dir: str | None = None
@@ -97,9 +68,7 @@ class EnvConfig:
     for final answers; it may combine the code verifier, the judge and format checks."""
 
     def __post_init__(self) -> None:
-        if self.verifier_mode not in _VERIFIER_MODES:
-            raise ValueError(f"EnvConfig.verifier_mode={self.verifier_mode!r}: choose one of "
-                             f"{', '.join(map(repr, _VERIFIER_MODES))}.")
+        object.__setattr__(self, "verifier_mode", VerifierMode.coerce(self.verifier_mode))
         if self.num_workers < 0:
             raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
                              "(0 = run in the caller's process).")
@@ -123,9 +92,13 @@ class EnvConfig:
                                  " pass judge=JudgeConfig(base_url=..., model=...).")
 
     @property
-    def keeps_trajectory(self) -> bool:
-        """Whether instances record their turns (only the LLM judge reads them)."""
-        return self.judge is not None
+    def scoring(self) -> ScoringConfig:
+        """The part of this config that scoring reads."""
+        return ScoringConfig(verifier_mode=self.verifier_mode, rewards=self.rewards,
+                             rubric=self.rubric, judge=self.judge,
+                             verifier_workers=self.verifier_workers,
+                             verifier_timeout_s=self.verifier_timeout_s,
+                             record_timings=self.record_timings)
 
 
 def _judge_fields(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 import gymnasium as gym
 
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.protocol import Runtime
 from awm_gym.envs.registration import resolve_worlds
 from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.envs.spaces import UnicodeText
@@ -45,7 +46,7 @@ class AWMEnv(gym.Env[str, str]):
         ws, names = resolve_worlds(world_set, worlds)
         self._attach(WorldRuntime(ws, names, 1, self.config))
 
-    def _attach(self, runtime: Any) -> None:
+    def _attach(self, runtime: Runtime) -> None:
         """Set up spaces and state over ``runtime`` (the remote client passes its own)."""
         self.runtime = runtime
         self.config = runtime.config

@@ -12,31 +12,37 @@ from __future__ import annotations
 
 import logging
 import random
+import sqlite3
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.protocol import StepOutcome
 from awm_gym.errors import EnvUsageError, UnknownWorldError
+from awm_gym.scoring.judge import Turn
+from awm_gym.scoring.scorer import FinishedEpisode, Scorer
+from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.tools.actions import FinalAnswer, ListTools, Malformed, ToolCall, parse_action
 from awm_gym.tools.catalogue import format_tools_text
 from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.host import PreparedWorld, prepare_world
 from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.records import VerifierDef, WorldDef
 from awm_gym.worlds.template_db import TemplateCache, open_database
+from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world"]
+__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world"]  # StepOutcome: see envs.protocol
 
 _PREPARED: dict[tuple[str, str], PreparedWorld] = {}
 _PREPARED_LOCK = threading.Lock()
 
 
-def get_prepared_world(world: Any, config: EnvConfig) -> PreparedWorld:
+def get_prepared_world(world: WorldDef, config: EnvConfig) -> PreparedWorld:
     """The process-wide prepared copy of ``world`` (its code runs once per process)."""
     key = (world.content_hash, config.clock)
     with _PREPARED_LOCK:
@@ -58,18 +64,7 @@ class _Instance:
     done: bool = True
     slot: DatabaseSlot | None = None
     slot_world: str = ""
-    turns: list[Any] = field(default_factory=list)  # judge.Turn per step, when a judge reads them
-
-
-@dataclass(frozen=True, slots=True)
-class StepOutcome:
-    """What one instance returns from a step."""
-
-    observation: str
-    reward: float
-    terminated: bool
-    truncated: bool
-    info: dict[str, Any] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list)  # per step, only when a judge reads them
 
 
 class WorldRuntime:
@@ -83,8 +78,8 @@ class WorldRuntime:
         verifier_pool: a shared pool; by default the runtime starts its own on first use.
     """
 
-    def __init__(self, world_set: Any, worlds: Sequence[str], num_instances: int,
-                 config: EnvConfig, verifier_pool: Any = None) -> None:
+    def __init__(self, world_set: WorldSet, worlds: Sequence[str], num_instances: int,
+                 config: EnvConfig, verifier_pool: VerifierPool | None = None) -> None:
         if not worlds:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
@@ -94,15 +89,10 @@ class WorldRuntime:
         self._prepared = {w: get_prepared_world(world_set[w], config) for w in self.worlds}
         self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set[w].tasks))]
         self._instances = [_Instance() for _ in range(num_instances)]
-        self._tool_names = {w: frozenset(p.host._tools_by_name) for w, p in self._prepared.items()}
+        self._tool_names = {w: p.host.tool_names for w, p in self._prepared.items()}
         self._tools_text: dict[str, str] = {}
-        self._pool = verifier_pool
-        self._owns_pool = verifier_pool is None
-        self._judge: Any = None
-        if config.judge is not None:
-            from awm_gym.scoring.judge import LLMJudge
-
-            self._judge = LLMJudge(config.judge)
+        self.scorer = Scorer(config.scoring, verifier_pool)
+        """Turns final answers into rewards (verifiers, judge, rubric)."""
 
     def __repr__(self) -> str:
         return f"WorldRuntime(worlds={len(self.worlds)}, num_instances={self.num_instances})"
@@ -126,7 +116,7 @@ class WorldRuntime:
         inst = self._instances[i]
         return inst.world, inst.task_idx
 
-    def database(self, i: int) -> Any:
+    def database(self, i: int) -> sqlite3.Connection | None:
         """The live SQLite connection of instance ``i`` (read it, don't keep it across resets)."""
         slot = self._instances[i].slot
         return None if slot is None else slot.conn
@@ -203,16 +193,14 @@ class WorldRuntime:
                 outcomes.append(None)
                 continue
             outcome = self._act(inst, parsed)
-            if self.config.keeps_trajectory:
-                from awm_gym.scoring.judge import Turn
-
+            if self.scorer.keeps_turns:
                 inst.turns.append(Turn(action, outcome.observation))
             outcomes.append(outcome)
         if pending:
             self._verify(pending, outcomes)
         return outcomes  # type: ignore[return-value]
 
-    def _act(self, inst: _Instance, parsed: Any) -> StepOutcome:
+    def _act(self, inst: _Instance, parsed: ToolCall | ListTools | Malformed) -> StepOutcome:
         rewards = self.config.rewards
         info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps}
         if isinstance(parsed, Malformed):
@@ -247,134 +235,28 @@ class WorldRuntime:
         return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0,
                            False, truncated, info)
 
-    def verifier_for(self, world: str, task: int) -> Any:
-        """The :class:`~awm_gym.worlds.world_set.VerifierDef` this runtime uses for a task, or None."""
-        wdef = self.world_set[world]
-        mode = self.config.verifier_mode
-        code = wdef.code_verifiers[task] if mode in ("auto", "code") else None
-        sql = wdef.sql_verifiers[task] if mode in ("auto", "sql") else None
-        chosen = code if code is not None and code.code else sql
-        return chosen if chosen is not None and chosen.code else None
-
-    def pool(self) -> Any:
-        """The verifier pool (the one passed in, or this runtime's own, started on first use)."""
-        if self._pool is None:
-            from awm_gym.scoring.verifier_pool import VerifierPool
-
-            self._pool = VerifierPool(num_workers=self.config.verifier_workers,
-                                      timeout_s=self.config.verifier_timeout_s)
-        return self._pool
-
-    def _verifiers_needed(self, world: str, task: int) -> list[Any]:
-        """The verifiers a final answer runs: the rubric's needs, else :meth:`verifier_for`."""
-        rubric = self.config.rubric
-        if rubric is None:
-            chosen = self.verifier_for(world, task)
-            return [] if chosen is None else [chosen]
-        wdef = self.world_set[world]
-        out = []
-        for need, verifier in (("code", wdef.code_verifiers[task]),
-                               ("judge", wdef.sql_verifiers[task])):
-            if need in rubric.requires and verifier is not None and verifier.code:
-                out.append(verifier)
-        return out
+    def verifier_for(self, world: str, task: int) -> VerifierDef | None:
+        """The verifier the default rubric runs for a task, or None (see :class:`Scorer`)."""
+        return self.scorer.verifier_for(self.world_set[world], task)
 
     def _verify(self, pending: list[tuple[int, int, str]],
                 outcomes: list[StepOutcome | None]) -> None:
-        from awm_gym.scoring.verifier_pool import VerifyJob
-
-        jobs, owners = [], []  # owners[k] = index into pending of jobs[k]
-        for n, (_, i, answer) in enumerate(pending):
-            inst = self._instances[i]
-            prepared = self._prepared[inst.world]
-            for verifier in self._verifiers_needed(inst.world, inst.task_idx):
-                jobs.append(VerifyJob(verifier.code, verifier.function_name, verifier.mode,
-                                      prepared.template, inst.slot.conn.serialize(),
-                                      answer if verifier.mode == "code" else None,
-                                      initial_key=f"{self.world_set[inst.world].content_hash}"
-                                                  f"-{self.config.clock}"))
-                owners.append(n)
-        start = time.perf_counter()
-        results = self.pool().run(jobs) if jobs else []
-        by_episode: list[dict[str, Any]] = [{} for _ in pending]
-        for n, job, result in zip(owners, jobs, results, strict=True):
-            by_episode[n][job.mode] = result
-        verdicts = self._judge_episodes(pending, by_episode)
-        elapsed = time.perf_counter() - start
-        for n, (pos, i, answer) in enumerate(pending):
-            outcomes[pos] = self._finished(self._instances[i], answer, by_episode[n],
-                                           verdicts.get(n), elapsed)
-
-    def _judge_episodes(self, pending: list[tuple[int, int, str]],
-                        by_episode: list[dict[str, Any]]) -> dict[int, Any]:
-        """Judge, in one batch, every episode whose sql-mode verifier produced evidence."""
-        if self._judge is None:
-            return {}
-        from awm_gym.scoring.judge import JudgeRequest, criteria_from_raw_response
-
-        requests, owners = [], []
-        for n, (_, i, answer) in enumerate(pending):
-            result = by_episode[n].get("sql")
-            if result is None or result.label != "awaiting_judge":
-                continue
+        episodes = []
+        for _, i, answer in pending:
             inst = self._instances[i]
             wdef = self.world_set[inst.world]
-            verifier = wdef.sql_verifiers[inst.task_idx]
-            requests.append(JudgeRequest(
-                wdef.tasks[inst.task_idx], tuple(inst.turns), answer, result.output,
-                criteria_from_raw_response(verifier.raw_response if verifier else None)))
-            owners.append(n)
-        return dict(zip(owners, self._judge.judge(requests), strict=True))
-
-    def _finished(self, inst: _Instance, answer: str, results: dict[str, Any], verdict: Any,
-                  verify_s: float) -> StepOutcome:
-        r = self.config.rewards
-        info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx,
-                                K.STEP: inst.steps, K.ACTION_KIND: "final_answer",
-                                K.FINAL_ANSWER: answer}
-        if self.config.record_timings:
-            info[K.VERIFY_TIME_S] = verify_s
-        result = results.get("code") or results.get("sql")
-        label = "no_verifier" if result is None else result.label
-        info[K.VERIFIER_LABEL] = label
-        for res in results.values():
-            if res.error_kind is not None:
-                info[K.VERIFIER_ERROR] = f"{res.error_kind}: {res.error}"
-        sql = results.get("sql")
-        if sql is not None and sql.label == "awaiting_judge":
-            if sql.output is not None:
-                info[K.VERIFIER_OUTPUT] = sql.output
-            if verdict is None:
-                info[K.AWAITING_JUDGE] = True
-        if verdict is not None:
-            info[K.JUDGE_LABEL] = verdict.label
-            if verdict.error_kind is not None:
-                info[K.JUDGE_ERROR] = f"{verdict.error_kind}: {verdict.error}"
-        if self.config.rubric is not None:
-            from awm_gym.scoring.rubrics import EpisodeOutcome
-
-            code = results.get("code")
-            reward, components = self.config.rubric.evaluate(EpisodeOutcome(
-                answer, None if code is None else code.label,
-                None if verdict is None else verdict.label, inst.steps))
-            info[K.REWARD_COMPONENTS] = components
-            valid, success = reward is not None, reward is not None and reward >= 1.0
-        elif verdict is not None and result is sql:
-            reward = r.judge_table.get(verdict.label)
-            valid, success = reward is not None, verdict.label == "complete"
-        else:
-            reward = {"complete": r.complete, "others": r.others}.get(label)
-            valid, success = reward is not None, label == "complete"
-        info[K.REWARD_VALID], info[K.SUCCESS] = valid, success
-        return StepOutcome("", r.unscored if reward is None else reward, True, False, info)
+            episodes.append(FinishedEpisode(
+                wdef, inst.task_idx, answer, self._prepared[inst.world].template,
+                inst.slot.conn.serialize(), f"{wdef.content_hash}-{self.config.clock}",
+                tuple(inst.turns), inst.steps))
+        for (pos, i, answer), score in zip(pending, self.scorer.score(episodes), strict=True):
+            inst = self._instances[i]
+            info = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps,
+                    K.ACTION_KIND: "final_answer", K.FINAL_ANSWER: answer, **score.info}
+            outcomes[pos] = StepOutcome("", score.reward, True, False, info)
 
     def close(self) -> None:
-        if self._owns_pool and self._pool is not None:
-            self._pool.close()
-            self._pool = None
-        if self._judge is not None:
-            self._judge.close()
-            self._judge = None
+        self.scorer.close()
         for inst in self._instances:
             if inst.slot is not None:
                 inst.slot.conn.close()

@@ -26,7 +26,9 @@ from typing import Any, BinaryIO
 
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.runtime import StepOutcome
+from awm_gym.envs.protocol import StepOutcome
+from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.errors import EnvUsageError
 
 logger = logging.getLogger(__name__)
@@ -226,9 +228,6 @@ class ShardedRuntime:
 
 def _serve() -> None:
     """Worker process main loop: build a WorldRuntime, answer requests until 'close' or EOF."""
-    from awm_gym.envs.registration import get_world_set
-    from awm_gym.envs.runtime import WorldRuntime
-
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # generated code printing must not corrupt the protocol stream
     runtime = None

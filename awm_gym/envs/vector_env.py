@@ -23,8 +23,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.protocol import Runtime
 from awm_gym.envs.registration import resolve_worlds
 from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
 
@@ -81,7 +83,7 @@ class AWMVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.DISABLED, "render_modes": []}
 
     num_envs: int
-    runtime: WorldRuntime  # or workers.ShardedRuntime when num_workers > 0
+    runtime: Runtime  # WorldRuntime, ShardedRuntime (num_workers > 0) or RemoteRuntime
     config: EnvConfig
 
     def __init__(self, num_envs: int = 1, world_set: str | None = None,
@@ -94,18 +96,17 @@ class AWMVectorEnv(VectorEnv):
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         ws, names = resolve_worlds(world_set, worlds)
+        runtime: Runtime
         if self.config.num_workers:
-            from awm_gym.envs.shards import ShardedRuntime
-
-            runtime: Any = ShardedRuntime(ws, names, num_envs, self.config,
+            runtime = ShardedRuntime(ws, names, num_envs, self.config,
                                           self.config.num_workers)
         else:
             runtime = WorldRuntime(ws, names, num_envs, self.config)
         self._attach(runtime, num_envs)
 
-    def _attach(self, runtime: Any, num_envs: int) -> None:
-        """Set up spaces and per-instance state over ``runtime`` (any object with the
-        :class:`~awm_gym.envs.runtime.WorldRuntime` interface; the remote client passes its own)."""
+    def _attach(self, runtime: Runtime, num_envs: int) -> None:
+        """Set up spaces and per-instance state over ``runtime`` (the remote client passes its
+        own)."""
         self.runtime = runtime
         self.config = runtime.config
         self.num_envs = num_envs

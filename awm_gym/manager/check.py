@@ -98,7 +98,7 @@ def _check_task(runtime, world, t: int) -> TaskReport:  # noqa: ANN001
     if verifier is None:
         return TaskReport(t, None, None, None, ("no verifier for this task",))
     prepared = runtime.prepared(world)
-    [noop] = runtime.pool().run([VerifyJob(verifier.code, verifier.function_name, verifier.mode,
+    [noop] = runtime.scorer.pool().run([VerifyJob(verifier.code, verifier.function_name, verifier.mode,
                                            prepared.template, prepared.template, None)])
     issues: list[str] = []
     if noop.label == "complete":

@@ -1,4 +1,4 @@
-"""``World.evaluate``: exactly N episodes, seeds ``seed .. seed+N-1``, results indexed by episode.
+"""Summarize ``World.evaluate``'s N episodes (seeds ``seed .. seed+N-1``), indexed by episode.
 
 Success is the verifier labelling the final answer ``complete`` (:attr:`Episode.success`); an
 episode whose reward could not be scored (verifier error, awaiting an LLM judge) counts as not
@@ -9,7 +9,7 @@ Example:
     >>> from agents.policies import OraclePolicy
     >>> world = World("AWM/spotify-v0", num_envs=2, verbose=0)
     >>> world.set_policy(OraclePolicy())
-    >>> result = evaluate(world, 3, eval_keys=["num_turns"], seed=5)
+    >>> result = world.evaluate(3, eval_keys=["num_turns"], seed=5)
     >>> result["seeds"], result["success_rate"], len(result["num_turns"])
     ([5, 6, 7], 1.0, 3)
     >>> world.close()
@@ -17,21 +17,23 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from awm_gym import info_keys as K
-from awm_gym.manager.episode import EPISODE_FIELDS
-from awm_gym.manager.rollout import check_episodes
+from awm_gym.manager.episode import Episode
 
-__all__ = ["evaluate"]
+__all__ = ["summarize_episodes"]
 
 
-def evaluate(world: Any, episodes: int, eval_keys: Sequence[str] = (), seed: int = 0,
-             options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run ``episodes`` episodes of ``world``'s policy and summarize them (see module doc).
+def summarize_episodes(stream: Iterable[Episode], episodes: int,
+                       eval_keys: Sequence[str] = ()) -> dict[str, Any]:
+    """Summarize ``episodes`` finished episodes, indexed by ``episode_idx`` (see module doc).
+
+    ``stream`` yields each episode once, in any order (``World.run_episodes`` yields them as
+    they finish); every index ``0..episodes-1`` must come.
 
     Returns a dict: ``episodes``, ``seeds`` (list, seed + k at index k), ``success_rate``
     (fraction in [0, 1]), ``episode_successes`` (bool array), ``mean_reward``, ``rewards``
@@ -39,8 +41,6 @@ def evaluate(world: Any, episodes: int, eval_keys: Sequence[str] = (), seed: int
     ({world: {episodes, success_rate, mean_reward}}), and one list per ``eval_keys`` entry
     (episode statistics of :data:`~awm_gym.manager.episode.EPISODE_FIELDS`, else the last step's info).
     """
-    episodes = check_episodes(episodes)
-    info_keys = [k for k in eval_keys if k not in EPISODE_FIELDS]
     successes = np.zeros(episodes, dtype=np.bool_)
     rewards = np.zeros(episodes, dtype=np.float64)
     seen = np.zeros(episodes, dtype=np.bool_)
@@ -49,8 +49,7 @@ def evaluate(world: Any, episodes: int, eval_keys: Sequence[str] = (), seed: int
     tasks: list[int] = [0] * episodes
     values: dict[str, list[Any]] = {key: [None] * episodes for key in eval_keys}
     unscored = 0
-    for ep in world.run_episodes(episodes, seed, options, info_keys=info_keys,
-                                 desc="evaluate"):
+    for ep in stream:
         k = ep.episode_idx
         if seen[k]:
             raise RuntimeError(f"episode {k} was evaluated twice")

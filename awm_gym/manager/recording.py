@@ -45,13 +45,16 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from awm_gym import info_keys as K
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.db_diff import DatabaseDiff
 from awm_gym.manager.episode import DEFAULT_INFO_KEYS, REQUIRED_INFO_KEYS, Episode, Turn
+
+if TYPE_CHECKING:  # world.py imports this module to record its episodes
+    from awm_gym.manager.world import World
 
 logger = logging.getLogger(__name__)
 
@@ -339,7 +342,7 @@ def _card(name: str, meta: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def record(world: Any, dataset_name: str | os.PathLike, episodes: int, seed: int,
+def record(world: World, dataset_name: str | os.PathLike, episodes: int, seed: int,
            cache_dir: str | os.PathLike | None = None, options: dict[str, Any] | None = None,
            info_keys: Sequence[str] | None = None, mode: str = "error") -> Path:
     """Run ``episodes`` episodes with ``world``'s policy and write them (see module docstring).

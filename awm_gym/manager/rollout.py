@@ -24,13 +24,16 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.db_diff import diff_databases
 from awm_gym.manager.episode import REQUIRED_INFO_KEYS, Episode, Turn
+
+if TYPE_CHECKING:  # world.py imports this module to run its episodes
+    from awm_gym.manager.world import World
 
 __all__ = ["run_episodes", "episode_options", "check_episodes"]
 
@@ -75,7 +78,7 @@ def _turn_info(infos: dict[str, Any], i: int, keys: Sequence[str]) -> dict[str, 
     return out
 
 
-def run_episodes(world: Any, episodes: int, seed: int, options: dict[str, Any] | None = None,
+def run_episodes(world: World, episodes: int, seed: int, options: dict[str, Any] | None = None,
                  info_keys: Sequence[str] = (), capture_db_diff: bool = False,
                  desc: str = "episodes") -> Iterator[Episode]:
     """Run ``episodes`` episodes with ``world``'s policy; yield each :class:`Episode` as it ends.
@@ -97,7 +100,7 @@ def run_episodes(world: Any, episodes: int, seed: int, options: dict[str, Any] |
     return _run(world, episodes, seed, per_episode, keys, capture_db_diff, desc)
 
 
-def _run(world: Any, episodes: int, seed: int, per_episode: dict[str, list[Any]],
+def _run(world: World, episodes: int, seed: int, per_episode: dict[str, list[Any]],
          keys: tuple[str, ...], capture_db_diff: bool, desc: str) -> Iterator[Episode]:
     from tqdm.auto import tqdm
 

@@ -28,8 +28,13 @@ import gymnasium as gym
 import numpy as np
 
 from awm_gym import info_keys as K
+from awm_gym.envs.vector_env import AWMVectorEnv
 from awm_gym.errors import EnvUsageError
-from awm_gym.manager.episode import Episode
+from awm_gym.manager.episode import EPISODE_FIELDS, Episode
+from awm_gym.manager.evaluation import summarize_episodes
+from awm_gym.manager.recording import dataset_path, load_episodes, record
+from awm_gym.manager.rollout import check_episodes, run_episodes
+from awm_gym.manager.transcripts import DEFAULT_TRANSCRIPT_KEYS, write_transcripts
 
 __all__ = ["World"]
 
@@ -37,8 +42,6 @@ __all__ = ["World"]
 def _make_envs(env_name: str | Sequence[str], num_envs: int, max_episode_steps: int,
                kwargs: dict[str, Any]) -> Any:
     """``gym.make_vec`` for one id; several ids of one world set become one mixed vector env."""
-    from awm_gym.envs.vector_env import AWMVectorEnv
-
     if isinstance(env_name, str):
         return gym.make_vec(env_name, num_envs=num_envs, max_episode_steps=max_episode_steps,
                             **kwargs)
@@ -247,8 +250,6 @@ class World:
                      ) -> Iterator[Episode]:
         """Run exactly ``episodes`` episodes (episode k with seed ``seed + k``) and yield each as
         it finishes; see :func:`awm_gym.manager.rollout.run_episodes`."""
-        from awm_gym.manager.rollout import run_episodes
-
         return run_episodes(self, episodes, self._seed_or_default(seed), options=options,
                             info_keys=info_keys, capture_db_diff=capture_db_diff, desc=desc)
 
@@ -269,12 +270,12 @@ class World:
         ``episodes``, ``seeds``, ``success_rate`` (a fraction), ``episode_successes``,
         ``mean_reward``, ``rewards``, ``unscored`` (episodes whose reward was not valid),
         ``per_world`` and one list per ``eval_keys`` entry, all indexed by episode (see
-        :func:`awm_gym.manager.evaluation.evaluate`).
+        :func:`awm_gym.manager.evaluation.summarize_episodes`).
         """
-        from awm_gym.manager.evaluation import evaluate
-
-        return evaluate(self, episodes, eval_keys=list(eval_keys or []),
-                        seed=self._seed_or_default(seed), options=options)
+        n, keys = check_episodes(episodes), list(eval_keys or [])
+        stream = self.run_episodes(n, seed, options, desc="evaluate",
+                                   info_keys=[k for k in keys if k not in EPISODE_FIELDS])
+        return summarize_episodes(stream, n, keys)
 
     def record_dataset(self, dataset_name: str, episodes: int = 10, seed: int | None = None,
                        cache_dir: str | os.PathLike | None = None,
@@ -283,8 +284,6 @@ class World:
         """Record ``episodes`` rollouts as a Hugging Face dataset (one row per step); returns its
         directory. ``mode``: ``error`` if it exists, ``append``, or ``overwrite``. See
         :mod:`awm_gym.manager.recording` for the schema and the atomic write."""
-        from awm_gym.manager.recording import record
-
         return record(self, dataset_name, episodes, seed=self._seed_or_default(seed),
                       cache_dir=cache_dir, options=options, info_keys=info_keys, mode=mode)
 
@@ -298,9 +297,6 @@ class World:
         With ``dataset_name``, render recorded episodes (``episode_idx``, default the first
         ``max_episodes``); otherwise run ``max_episodes`` fresh episodes with the policy.
         """
-        from awm_gym.manager.recording import dataset_path, load_episodes
-        from awm_gym.manager.transcripts import DEFAULT_TRANSCRIPT_KEYS, write_transcripts
-
         if dataset_name is not None:
             path = dataset_path(dataset_name, cache_dir)
             eps = load_episodes(path, episode_idx=episode_idx,

@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from awm_gym import info_keys as K
-from awm_gym.envs.config import EnvConfig, RewardConfig
-from awm_gym.envs.runtime import StepOutcome
+from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.shards import WORKER_ERROR
 from awm_gym.errors import EnvUsageError, UnknownWorldError
 from awm_gym.remote.client import RemoteError, SessionClient, SessionLostError
+from awm_gym.scoring.rewards import RewardConfig
 
 logger = logging.getLogger(__name__)
 

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from awm_gym.worlds.verifier_modes import entry_function_name
+
 __all__ = [
     "SCENARIO_FILE",
     "TASKS_FILE",
@@ -117,7 +119,8 @@ class SampleTable:
 
 @dataclass(frozen=True, slots=True)
 class VerifierDef:
-    """One task's stored verifier, from ``gen_verifier.jsonl`` (sql) or ``.pure_code`` (code).
+    """One task's stored verifier; its ``mode`` is told from its code, not from the file that
+    holds it (see :mod:`awm_gym.worlds.verifier_modes`).
 
     ``function_name`` is chosen exactly as AWM's ``verify.py`` does: the name on the first line of
     ``code`` whose stripped text starts with ``def verify_``; the mode's default
@@ -150,11 +153,7 @@ class VerifierDef:
 def _verifier_function_name(code: str | None, mode: str) -> str | None:
     if code is None:
         return None
-    for line in code.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith("def verify_"):
-            return stripped[len("def ") :].split("(")[0].strip()
-    return _DEFAULT_FUNCTION[mode]
+    return entry_function_name(code) or _DEFAULT_FUNCTION[mode]
 
 
 @dataclass(frozen=True, slots=True)

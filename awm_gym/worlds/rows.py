@@ -29,6 +29,7 @@ from awm_gym.worlds.records import (
     VerifierDef,
     normalize_scenario_name,
 )
+from awm_gym.worlds.verifier_modes import detect_verifier_mode
 
 # The shape of one row per file, quoted in error messages so the fix is visible at a glance.
 ROW_SHAPES = {
@@ -201,12 +202,26 @@ def parse_spec(row: Row) -> dict[str, Any]:
     return spec
 
 
-def verifier_parser(mode: Literal["code", "sql"]) -> Callable[[Row, int], VerifierDef]:
+def verifier_parser(file_mode: Literal["code", "sql"]) -> Callable[[Row, int], VerifierDef]:
+    """A parser for verifier rows. Each row's mode is told from its code
+    (:func:`~awm_gym.worlds.verifier_modes.detect_verifier_mode`); ``file_mode``, the mode the
+    file's name suggests, only labels rows without code (which never run)."""
+
     def parse(row: Row, idx: int) -> VerifierDef:
         ver = row.get(row.obj, "verification", "verification", dict)
         code = row.get(ver, "code", "verification.code", str, nullable=True)
         raw = row.get(ver, "raw_response", "verification.raw_response", str, optional=True,
                       nullable=True)
+        if code is None:
+            return VerifierDef.from_row(idx, file_mode, None, raw)
+        mode = detect_verifier_mode(code, raw)
+        if mode is None:
+            raise RowError("verification.code", (
+                "cannot tell whether this verifier is code mode or sql mode. Code mode defines "
+                "verify_task_completion(initial_db_path, final_db_path, final_answer=None) "
+                'returning {"result": "complete" | "others"}; sql mode defines '
+                "verify_task(initial_db_path, final_db_path) returning evidence for a judge. "
+                "Rename the entry function accordingly."))
         return VerifierDef.from_row(idx, mode, code, raw)
 
     return parse

@@ -2,8 +2,9 @@
 
 A *world set* is a directory in the Agent World Model layout: ``gen_tasks.jsonl``,
 ``gen_db.jsonl`` and ``gen_envs.jsonl`` (required), plus the optional ``gen_scenario.jsonl``,
-``gen_sample.jsonl``, ``gen_spec.jsonl``, ``gen_verifier.jsonl`` (sql mode),
-``gen_verifier.pure_code.jsonl`` (code mode) and our ``gen_solutions.jsonl``.
+``gen_sample.jsonl``, ``gen_spec.jsonl``, ``gen_verifier.jsonl`` and
+``gen_verifier.pure_code.jsonl`` (verifiers of either mode: each row's mode is told from its code,
+see :mod:`awm_gym.worlds.verifier_modes`) and our ``gen_solutions.jsonl``.
 
 How rows are matched, as AWM's own readers do:
 
@@ -284,11 +285,12 @@ class _Loader:
             "api_spec": self.read_per_world(SPEC_FILE, parse_spec),
         }
         task_counts = {w: len(e[1][1]) for w, e in tasks.items() if e[1] is not None}
+        code_file = self.read_per_task(CODE_VERIFIER_FILE, verifier_parser("code"), task_counts)
+        sql_file = self.read_per_task(SQL_VERIFIER_FILE, verifier_parser("sql"), task_counts)
+        code_verifiers, sql_verifiers = self.split_by_mode(code_file, sql_file)
         per_task = {
-            "code_verifiers": self.read_per_task(
-                CODE_VERIFIER_FILE, verifier_parser("code"), task_counts),
-            "sql_verifiers": self.read_per_task(
-                SQL_VERIFIER_FILE, verifier_parser("sql"), task_counts),
+            "code_verifiers": code_verifiers,
+            "sql_verifiers": sql_verifiers,
             "solutions": self.read_per_task(SOLUTIONS_FILE, parse_solution, task_counts),
         }
         worlds = {}
@@ -298,6 +300,20 @@ class _Loader:
             if world is not None:
                 worlds[name] = world
         return WorldSet(self.root, worlds, tuple(self.problems))
+
+    def split_by_mode(
+        self, *files: Mapping[tuple[str, int], _Entry]
+    ) -> tuple[dict[tuple[str, int], _Entry], dict[tuple[str, int], _Entry]]:
+        """Sort each task's verifier rows into code and sql slots by the mode told from their
+        code (the file names say nothing reliable: AWM's ``gen all`` writes either mode to
+        gen_verifier.jsonl). Files are taken in order; for each task and mode the first wins."""
+        by_mode: dict[str, dict[tuple[str, int], _Entry]] = {"code": {}, "sql": {}}
+        for rows in files:
+            for key, (line, verifier) in rows.items():
+                if verifier is None:
+                    continue
+                by_mode[verifier.mode].setdefault(key, (line, verifier))
+        return by_mode["code"], by_mode["sql"]
 
     # -- reading ---------------------------------------------------------------------------
 

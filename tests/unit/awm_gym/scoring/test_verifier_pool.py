@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from awm_gym.scoring import verifier_pool as verify
 from awm_gym.errors import VerifierError
+from awm_gym.scoring import verifier_pool as verify
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifierResult, VerifyJob
 
 

@@ -1,0 +1,105 @@
+"""How a finished episode's verifier labels become a reward: modes, the reward table, its rubric.
+
+The default reward is a rubric like any other (:class:`RewardTableRubric`): a code-mode verifier's
+``complete`` / ``others`` and the LLM judge's four labels map through :class:`RewardConfig`; any
+other label (a crashed verifier, no verifier, a failed judge) is unscored. Which verifier a task
+runs is chosen by :class:`VerifierMode`.
+
+Example:
+    >>> VerifierMode.coerce("sql") is VerifierMode.SQL
+    True
+    >>> rubric = RewardTableRubric(RewardConfig())
+    >>> rubric.score(EpisodeOutcome("done", code_label="complete"))
+    1.0
+    >>> rubric.score(EpisodeOutcome("done", judge_label="incomplete"))
+    0.1
+    >>> rubric.score(EpisodeOutcome("done", code_label="verifier_error")) is None
+    True
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from awm_gym.scoring.rubrics import EpisodeOutcome, Rubric
+
+__all__ = ["RewardConfig", "RewardTableRubric", "VerifierMode"]
+
+
+class VerifierMode(str, enum.Enum):
+    """Which of a task's verifiers scores a final answer (a ``str`` enum: ``== "sql"`` works)."""
+
+    AUTO = "auto"
+    """The code-mode verifier when the task has one, else the sql-mode verifier (AWM's RL setup)."""
+    CODE = "code"
+    """Only code-mode verifiers (``verify_task_completion`` -> ``{"result": ...}``)."""
+    SQL = "sql"
+    """Only sql-mode verifiers (evidence for an LLM judge)."""
+
+    @classmethod
+    def coerce(cls, value: str | VerifierMode, *, field: str = "verifier_mode") -> VerifierMode:
+        """``value`` as a mode; a ValueError naming ``field`` and the choices otherwise."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise ValueError(f"EnvConfig.{field}={value!r}: choose one of "
+                             f"{', '.join(repr(m.value) for m in cls)}.") from None
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    """Reward per outcome (OpenEnv's AWM preset; awm.md 4.4)."""
+
+    complete: float = 1.0
+    """A verifier (or the judge) says the task is complete."""
+    incomplete: float = 0.1
+    """The LLM judge's partial credit (sql mode only; code verifiers have no partial label)."""
+    others: float = 0.0
+    """A code verifier says anything but complete."""
+    agent_error: float = 0.0
+    """The LLM judge says the agent went wrong and did not recover."""
+    server_error: float = 0.0
+    """The LLM judge says the world's tools failed the agent."""
+    format_error: float = -1.0
+    """A malformed action; the episode terminates."""
+    truncated: float = 0.0
+    """The step limit was reached before a final answer."""
+    unscored: float = 0.0
+    """Reward given while a result cannot be scored (verifier error, no verifier, awaiting
+    judgement). ``info["reward_valid"]`` is False then: leave such episodes out of statistics."""
+
+    @property
+    def judge_table(self) -> dict[str, float]:
+        """The judge label -> reward table (complete / incomplete / agent_error / server_error)."""
+        return {"complete": self.complete, "incomplete": self.incomplete,
+                "agent_error": self.agent_error, "server_error": self.server_error}
+
+    @property
+    def code_table(self) -> dict[str, float]:
+        """The code-verifier label -> reward table (complete / others)."""
+        return {"complete": self.complete, "others": self.others}
+
+
+class RewardTableRubric(Rubric):
+    """The default rubric: the code verifier's label if it ran, else the judge's, through
+    :class:`RewardConfig`; unscored (None) for any label outside the tables."""
+
+    def __init__(self, rewards: RewardConfig, *, name: str = "reward") -> None:
+        self.rewards = rewards
+        self.name = name
+
+    def score(self, episode: EpisodeOutcome) -> float | None:
+        if episode.code_label is not None:
+            return self.rewards.code_table.get(episode.code_label)
+        if episode.judge_label is not None:
+            return self.rewards.judge_table.get(episode.judge_label)
+        return None
+
+    @staticmethod
+    def deciding_label(episode: EpisodeOutcome) -> str | None:
+        """The label the table read: the code verifier's, else the judge's."""
+        return episode.code_label if episode.code_label is not None else episode.judge_label
