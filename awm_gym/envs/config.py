@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,8 @@ from awm_gym.scoring.scorer import ScoringConfig
 from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW
 
 __all__ = ["EnvConfig"]
+
+_ISOLATION = ("auto", "process", "none")
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,13 @@ class EnvConfig:
     """Worker processes to shard instances over (vector env only). 0 runs everything in the
     caller's process, the fastest for well-behaved worlds; k >= 1 isolates crashes and lets
     instances use k cores (see docs/benchmarks.md)."""
+    isolation: str = "auto"
+    """Where world code runs: 'process' (tool handlers in contained worker processes: see
+    docs/runtime.md, 'Untrusted code'), 'none' (in the caller's process, the fast path for
+    code you trust), or 'auto' ('none' for the built-in worlds, 'process' for world sets
+    loaded from disk)."""
+    worker_memory_mb: int | None = 4096
+    """Address-space limit of each contained worker process (None: no limit)."""
     verifier_mode: VerifierMode = VerifierMode.AUTO
     """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
     task has one, else sql); a string is accepted and coerced."""
@@ -69,6 +79,12 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verifier_mode", VerifierMode.coerce(self.verifier_mode))
+        if self.isolation not in _ISOLATION:
+            raise ValueError(f"EnvConfig.isolation={self.isolation!r}: choose one of "
+                             f"{', '.join(map(repr, _ISOLATION))}.")
+        if self.worker_memory_mb is not None and self.worker_memory_mb < 256:
+            raise ValueError(f"EnvConfig.worker_memory_mb={self.worker_memory_mb}: must be >= 256 "
+                             "(MB), or None for no limit.")
         if self.num_workers < 0:
             raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
                              "(0 = run in the caller's process).")
@@ -90,6 +106,12 @@ class EnvConfig:
             if "judge" in self.rubric.requires and self.judge is None:
                 raise ValueError("EnvConfig.rubric uses the LLM judge but EnvConfig.judge is None;"
                                  " pass judge=JudgeConfig(base_url=..., model=...).")
+
+    def is_contained(self, world_set_root: str, builtin_root: str) -> bool:
+        """Whether world code of the set at ``world_set_root`` runs in contained workers."""
+        if self.isolation == "auto":
+            return os.path.realpath(world_set_root) != os.path.realpath(builtin_root)
+        return self.isolation == "process"
 
     @property
     def scoring(self) -> ScoringConfig:

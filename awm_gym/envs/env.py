@@ -18,8 +18,9 @@ import gymnasium as gym
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import Runtime
-from awm_gym.envs.registration import resolve_worlds
+from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, resolve_worlds
 from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
 
@@ -44,7 +45,10 @@ class AWMEnv(gym.Env[str, str]):
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         ws, names = resolve_worlds(world_set, worlds)
-        self._attach(WorldRuntime(ws, names, 1, self.config))
+        if self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR):
+            self._attach(ShardedRuntime(ws, names, 1, self.config, 1, contained=True))
+        else:
+            self._attach(WorldRuntime(ws, names, 1, self.config))
 
     def _attach(self, runtime: Runtime) -> None:
         """Set up spaces and state over ``runtime`` (the remote client passes its own)."""

@@ -14,7 +14,7 @@ import logging
 import random
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,11 +175,18 @@ class WorldRuntime:
         return out
 
     # -- step -------------------------------------------------------------------------------
-    def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepOutcome]:
-        """Advance the given instances by one action each (verifying final answers in one batch)."""
+    def step(self, indices: Sequence[int], actions: Sequence[Any],
+             before_each: Callable[[int], None] | None = None) -> list[StepOutcome]:
+        """Advance the given instances by one action each (verifying final answers in one batch).
+
+        ``before_each(pos)`` is called before the action at ``pos`` runs, and with ``-1`` before
+        the batch's verification: a contained worker reports its progress through it.
+        """
         outcomes: list[StepOutcome | None] = []
         pending: list[tuple[int, int, str]] = []  # (position, instance, final answer)
         for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
+            if before_each is not None:
+                before_each(pos)
             inst = self._instances[i]
             if inst.done:
                 raise EnvUsageError(
@@ -197,8 +204,18 @@ class WorldRuntime:
                 inst.turns.append(Turn(action, outcome.observation))
             outcomes.append(outcome)
         if pending:
+            if before_each is not None:
+                before_each(-1)
             self._verify(pending, outcomes)
         return outcomes  # type: ignore[return-value]
+
+    def count_lost_turn(self, i: int) -> bool:
+        """Count a turn of instance ``i`` that a dead worker lost (its state was rebuilt
+        without it); True when that turn reached the step limit and ended the episode."""
+        inst = self._instances[i]
+        inst.steps += 1
+        inst.done = inst.steps >= self.config.max_episode_steps
+        return inst.done
 
     def _act(self, inst: _Instance, parsed: ToolCall | ListTools | Malformed) -> StepOutcome:
         rewards = self.config.rewards

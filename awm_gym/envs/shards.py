@@ -1,15 +1,20 @@
 """Shard instances over worker processes: one crashing or hanging world cannot take the env down.
 
 ``num_workers=k`` splits the instances into k contiguous shards; each shard lives in its own
-Python process (started with ``python -m awm_gym.envs.shards``, so the caller's ``__main__`` is never
-re-imported) that loads its worlds once and runs a :class:`~awm_gym.envs.runtime.WorldRuntime`.
-A step sends every shard its part at once and collects the replies, so shards run in parallel.
+Python process (started with ``python -m awm_gym.envs.shards``, so the caller's ``__main__`` is
+never re-imported) that loads its worlds once and runs a
+:class:`~awm_gym.envs.runtime.WorldRuntime`. A step sends every shard its part at once and
+collects the replies, so shards run in parallel. A *contained* shard (``isolation="process"``)
+also applies :mod:`awm_gym.containment` before it executes any world code.
 
-A shard whose reply does not come within its deadline (``tool_timeout_s`` per stepped instance
-plus verification and a margin), or whose process dies (a tool called ``os._exit``, a segfault),
-is killed and restarted. Only its instances are affected: those stepped in that call get an
-error observation and end truncated (``info["worker_error"]``), since their databases died with
-the process; every instance of the shard must be reset before its next step.
+A worker reports which instance it is about to step, so each instance gets its own deadline
+(``tool_timeout_s`` plus a margin) and a worker that dies (a tool called ``os._exit``, a
+segfault) or hangs (a loop that ignores SIGALRM) names the instance that did it. The worker is
+killed and restarted, the other instances of its shard are rebuilt by replaying their episodes
+so far (resets are seeded and the clock is deterministic, so the replay is exact), and the batch
+is run again without the culprit, which gets an error observation naming the cause and goes on
+from its state before that action. Only when a replay fails too do the shard's stepped instances
+end truncated with ``info["worker_error"]``.
 """
 
 from __future__ import annotations
@@ -17,19 +22,26 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import sqlite3
 import struct
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from awm_gym import containment
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.errors import EnvUsageError
+from awm_gym.scoring.verifier_pool import VerifierPool
+from awm_gym.worlds.template_db import default_cache_dir
+from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
@@ -45,15 +57,21 @@ def _send(stream: BinaryIO, message: Any) -> None:
     stream.flush()
 
 
+def _read_exactly(stream: BinaryIO, size: int) -> bytes:
+    """``size`` bytes from ``stream`` (an unbuffered pipe may return fewer per read)."""
+    chunks, left = [], size
+    while left:
+        chunk = stream.read(left)
+        if not chunk:
+            raise EOFError("worker pipe closed")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def _recv(stream: BinaryIO) -> Any:
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
-        raise EOFError("worker pipe closed")
-    (size,) = _HEADER.unpack(header)
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError("worker pipe closed mid-message")
-    return pickle.loads(data)
+    (size,) = _HEADER.unpack(_read_exactly(stream, _HEADER.size))
+    return pickle.loads(_read_exactly(stream, size))
 
 
 class _Shard:
@@ -66,8 +84,10 @@ class _Shard:
 
     def start(self) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # unbuffered: select() must see every message, none may hide in a read-ahead buffer
         self.proc = subprocess.Popen([sys.executable, "-m", "awm_gym.envs.shards"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                     bufsize=0)
         _send(self.proc.stdin, ("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
@@ -81,14 +101,18 @@ class _Shard:
                     pass
             self.proc = None
 
-    def restart(self) -> None:
+    def restart(self) -> Any:
+        """Kill and start the worker again; returns its init reply."""
         self.kill()
         self.start()
+        return self.reply(time.monotonic() + 600)
 
     def request(self, message: Any) -> None:
         _send(self.proc.stdin, message)
 
-    def reply(self, deadline: float) -> Any:
+    def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
+        """The worker's answer; ``("progress", pos)`` messages before it reset the deadline to
+        ``on_progress(pos)``."""
         import select
 
         stdout = self.proc.stdout
@@ -99,16 +123,58 @@ class _Shard:
             ready, _, _ = select.select([stdout], [], [], remaining)
             if ready:
                 status, payload = _recv(stdout)
+                if status == "progress":
+                    if on_progress is not None:
+                        deadline = on_progress(payload)
+                    continue
                 if status == "error":
                     raise payload
                 return payload
 
+    def call(self, message: Any, timeout_s: float = 120.0) -> Any:
+        self.request(message)
+        return self.reply(time.monotonic() + timeout_s)
+
+
+@dataclass
+class _Episode:
+    """What the parent knows of an instance's current episode: enough to replay it."""
+
+    world: str = ""
+    task_idx: int = -1
+    seed: int | None = None
+    turns: list[Any] = field(default_factory=list)  # actions; None marks a turn a crash lost
+    done: bool = True
+
+
+class _Progress:
+    """Per-instance deadlines while a shard steps, and which instance was running."""
+
+    def __init__(self, config: EnvConfig) -> None:
+        self.config, self.running = config, None
+
+    def __call__(self, pos: int) -> float:
+        self.running = pos
+        return self.deadline_for(pos)
+
+    def deadline_for(self, pos: int) -> float:
+        if pos >= 0:
+            return time.monotonic() + self.config.tool_timeout_s + 5.0
+        judge_s = self.config.judge.timeout_s if self.config.judge is not None else 0.0
+        return time.monotonic() + 2 * self.config.verifier_timeout_s + judge_s + 10.0
+
 
 class ShardedRuntime:
-    """The :class:`~awm_gym.envs.runtime.WorldRuntime` interface over ``num_workers`` processes."""
+    """The :class:`~awm_gym.envs.protocol.Runtime` over ``num_workers`` processes.
 
-    def __init__(self, world_set: Any, worlds: Sequence[str], num_instances: int,
-                 config: EnvConfig, num_workers: int) -> None:
+    Args:
+        world_set, worlds, num_instances, config: as for :class:`WorldRuntime`.
+        num_workers: worker processes (at most one per instance).
+        contained: apply :mod:`awm_gym.containment` in each worker before world code runs.
+    """
+
+    def __init__(self, world_set: WorldSet, worlds: Sequence[str], num_instances: int,
+                 config: EnvConfig, num_workers: int, *, contained: bool = False) -> None:
         if num_workers < 1:
             raise EnvUsageError(f"num_workers={num_workers}: must be >= 1 (0 means in-process).")
         num_workers = min(num_workers, num_instances)
@@ -116,14 +182,15 @@ class ShardedRuntime:
         self.num_instances = num_instances
         shard_config = EnvConfig(**{**config.__dict__, "verifier_workers":
                                     max(1, config.verifier_workers // num_workers)})
-        spec = (world_set.root, list(self.worlds), shard_config)
+        spec = (world_set.root, list(self.worlds), shard_config, contained)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
         self._shards = [_Shard(spec, range(bounds[k], bounds[k + 1])) for k in range(num_workers)]
         self._owner = [(s, i - s.indices.start) for s in self._shards for i in s.indices]
-        self._world_of: list[str] = [""] * num_instances
+        self._episodes = [_Episode() for _ in range(num_instances)]
         self._tools_text: dict[str, str] = {}
-        for shard in self._shards:  # wait until every worker has loaded its worlds
-            shard.reply(time.monotonic() + 600)
+        replies = [shard.reply(time.monotonic() + 600) for shard in self._shards]
+        self.containment: dict[str, dict[str, str]] | None = replies[0]
+        """Which containment layers are active in the workers (None: not contained)."""
 
     def __repr__(self) -> str:
         return (f"ShardedRuntime(worlds={len(self.worlds)}, num_instances={self.num_instances}, "
@@ -152,13 +219,15 @@ class ShardedRuntime:
             try:
                 results = shard.reply(time.monotonic() + 120)
             except (EOFError, TimeoutError, OSError) as e:
-                shard.restart()
-                shard.reply(time.monotonic() + 600)
+                for pos in positions:  # these were being reset: nothing of theirs to keep
+                    self._episodes[indices[pos]] = _Episode()
+                self._restart_and_replay(shard)
                 raise EnvUsageError(f"a worker died while resetting ({e}); it was restarted: "
                                     "reset again.") from e
-            for pos, result in zip(positions, results, strict=True):
-                out[pos] = result
-                self._world_of[indices[pos]] = result[1][K.WORLD]
+            for pos, (obs, info) in zip(positions, results, strict=True):
+                out[pos] = (obs, info)
+                self._episodes[indices[pos]] = _Episode(info[K.WORLD], info[K.TASK_IDX],
+                                                        seeds[pos], [], False)
         return out
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepOutcome]:
@@ -166,54 +235,138 @@ class ShardedRuntime:
         for shard, (_, local, cols) in plan.items():
             shard.request(("step", local, *cols))
         out: list[Any] = [None] * len(indices)
-        for shard, (positions, local, _) in plan.items():
-            deadline = time.monotonic() + (len(local) * self.config.tool_timeout_s
-                                           + 2 * self.config.verifier_timeout_s + 10)
+        for shard, (positions, local, cols) in plan.items():
+            progress = _Progress(self.config)
             try:
-                results = shard.reply(deadline)
+                results = shard.reply(progress.deadline_for(0), progress)
             except (EOFError, TimeoutError, OSError) as e:
-                logger.warning("worker for instances %d-%d failed (%s); restarting it",
-                               shard.indices.start, shard.indices.stop - 1, e)
-                shard.restart()
-                shard.reply(time.monotonic() + 600)
-                reason = ("timed out" if isinstance(e, TimeoutError) else "died")
-                results = [StepOutcome(
-                    f"Error: the worker process running this instance {reason}; the episode "
-                    "cannot continue.", self.config.rewards.unscored, False, True,
-                    {K.WORLD: self._world_of[indices[pos]], WORKER_ERROR: reason,
-                     K.REWARD_VALID: False}) for pos in positions]
+                reason = "timed out" if isinstance(e, TimeoutError) else "died"
+                logger.warning("worker for instances %d-%d %s (%s); restarting it",
+                               shard.indices.start, shard.indices.stop - 1, reason, e)
+                results = self._recover(shard, [indices[p] for p in positions], local, cols[0],
+                                        progress.running, reason)
             for pos, result in zip(positions, results, strict=True):
                 out[pos] = result
+                episode = self._episodes[indices[pos]]
+                if result.terminated or result.truncated:
+                    episode.done = True
+                elif WORKER_ERROR not in result.info:
+                    episode.turns.append(actions[pos])
         return out
 
+    # -- recovery -----------------------------------------------------------------------------
+    def _recover(self, shard: _Shard, instances: list[int], local: list[int],
+                 actions: list[Any], culprit: int | None, reason: str) -> list[StepOutcome]:
+        """Restart ``shard``, rebuild its live instances, and rerun the batch without the
+        instance that was running when the worker died (``culprit``, a position in the batch
+        sent); repeat while another action of the batch takes the worker down."""
+        blamed: dict[int, str] = {}  # batch position -> why
+        pending = list(range(len(local)))
+        results: dict[int, StepOutcome] = {}
+        while True:
+            if culprit is None or culprit < 0:  # died before any action, while verifying, or
+                return self._lose_all(shard, instances, reason)  # while replaying
+            blamed[pending[culprit]] = reason
+            pending = [k for k in pending if k not in blamed]
+            culprit = None
+            try:
+                self._restart_and_replay(shard)
+                truncated = dict(zip(blamed, shard.call(("lost_turn", [local[k] for k in blamed])),
+                                     strict=True))
+                if pending:
+                    progress = _Progress(self.config)
+                    shard.request(("step", [local[k] for k in pending],
+                                   [actions[k] for k in pending]))
+                    try:
+                        out = shard.reply(progress.deadline_for(0), progress)
+                    finally:
+                        culprit = progress.running
+                    results.update(zip(pending, out, strict=True))
+                break
+            except (EOFError, TimeoutError, OSError) as e:
+                reason = "timed out" if isinstance(e, TimeoutError) else "died"
+                logger.warning("worker for instances %d-%d %s again (%s)", shard.indices.start,
+                               shard.indices.stop - 1, reason, e)
+        for k, why in blamed.items():
+            results[k] = self._blame(instances[k], why, truncated[k])
+        return [results[k] for k in range(len(local))]
+
+    def _blame(self, i: int, reason: str, truncated: bool) -> StepOutcome:
+        """The outcome of an action that took its worker down; the episode goes on from the
+        state before it (rebuilt by replay), unless that turn was its last."""
+        episode = self._episodes[i]
+        episode.turns.append(None)
+        info = {K.WORLD: episode.world, K.TASK_IDX: episode.task_idx, K.STEP: len(episode.turns),
+                K.ACTION_KIND: "tool_call", K.TOOL_OUTCOME: f"worker_{reason.replace(' ', '_')}",
+                WORKER_ERROR: reason, K.REWARD_VALID: True}
+        cause = ("ended the process running it" if reason == "died"
+                 else "ran past its timeout and ignored it")
+        text = (f"Error: the tool call {cause}; the world was restored to its state before "
+                "this call.")
+        return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0, False,
+                           truncated, info)
+
+    def _restart_and_replay(self, shard: _Shard) -> None:
+        """Restart ``shard`` and replay every live episode of its instances (seeded resets,
+        then their actions turn by turn; lost turns are counted again)."""
+        shard.restart()
+        live = [(i - shard.indices.start, self._episodes[i]) for i in shard.indices
+                if not self._episodes[i].done]
+        if not live:
+            return
+        shard.call(("reset", [loc for loc, _ in live], [e.seed for _, e in live],
+                    [e.task_idx for _, e in live], [e.world for _, e in live]))
+        for t in range(max(len(e.turns) for _, e in live)):
+            due = [(loc, e.turns[t]) for loc, e in live if len(e.turns) > t]
+            acted = [(loc, a) for loc, a in due if a is not None]
+            lost = [loc for loc, a in due if a is None]
+            if acted:
+                shard.call(("step", [loc for loc, _ in acted], [a for _, a in acted]),
+                           timeout_s=len(acted) * (self.config.tool_timeout_s + 5) + 60)
+            if lost:
+                shard.call(("lost_turn", lost))
+
+    def _lose_all(self, shard: _Shard, instances: list[int], reason: str) -> list[StepOutcome]:
+        """The fallback: the stepped instances end truncated with ``worker_error``."""
+        for i in shard.indices:
+            self._episodes[i].done = True
+        shard.restart()
+        return [StepOutcome(
+            f"Error: the worker process running this instance {reason}; the episode cannot "
+            "continue.", self.config.rewards.unscored, False, True,
+            {K.WORLD: self._episodes[i].world, WORKER_ERROR: reason, K.REWARD_VALID: False})
+            for i in instances]
+
+    # -- the rest of the Runtime protocol -------------------------------------------------------
     def tools_text(self, world: str) -> str:
         text = self._tools_text.get(world)
         if text is None:
-            shard = self._shards[0]
-            shard.request(("tools_text", world))
-            text = self._tools_text[world] = shard.reply(time.monotonic() + 60)
+            text = self._tools_text[world] = self._shards[0].call(("tools_text", world), 60)
         return text
 
     def tools(self, world: str) -> list[dict[str, Any]]:
-        shard = self._shards[0]
-        shard.request(("tools", world))
-        return shard.reply(time.monotonic() + 60)
+        return self._shards[0].call(("tools", world), 60)
 
     def instance_world(self, i: int) -> tuple[str, int]:
-        return self._world_of[i], -1
+        episode = self._episodes[i]
+        return episode.world, episode.task_idx
 
-    def database(self, i: int) -> None:
-        return None  # instance databases live in the worker processes
+    def database(self, i: int) -> sqlite3.Connection | None:
+        """A copy of instance ``i``'s database as it is now (it lives in a worker process:
+        read the copy, writes to it go nowhere); None before its first reset."""
+        data = self.snapshot(i)
+        if data is None:
+            return None
+        conn = sqlite3.connect(":memory:")
+        conn.deserialize(data)
+        return conn
 
     def snapshot(self, i: int) -> bytes | None:
         shard, local = self._owner[i]
-        shard.request(("snapshot", local))
-        return shard.reply(time.monotonic() + 60)
+        return shard.call(("snapshot", local), 60)
 
     def template(self, world: str) -> bytes:
-        shard = self._shards[0]
-        shard.request(("template", world))
-        return shard.reply(time.monotonic() + 60)
+        return self._shards[0].call(("template", world), 60)
 
     def close(self) -> None:
         for shard in self._shards:
@@ -226,11 +379,27 @@ class ShardedRuntime:
                 shard.kill()
 
 
+def _contain(root: str, config: EnvConfig, scratch: str) -> dict[str, dict[str, str]]:
+    """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
+    the template cache, write ``scratch`` and the cache, and nothing else."""
+    cache = str(config.cache_dir or default_cache_dir())
+    os.makedirs(cache, exist_ok=True)
+    policy = containment.ContainmentPolicy(
+        scratch_dir=scratch, memory_mb=config.worker_memory_mb,
+        read_paths=(os.path.realpath(root),), write_paths=(cache,),
+        blocks_network=config.judge is None)  # the LLM judge is called from the worker
+    return containment.contain_this_process(policy).to_dict()
+
+
 def _serve() -> None:
     """Worker process main loop: build a WorldRuntime, answer requests until 'close' or EOF."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # generated code printing must not corrupt the protocol stream
     runtime = None
+
+    def report(pos: int) -> None:
+        _send(stdout, ("progress", pos))
+
     while True:
         try:
             message = _recv(stdin)
@@ -239,13 +408,22 @@ def _serve() -> None:
         kind = message[0]
         try:
             if kind == "init":
-                root, worlds, config, n = message[1:]
-                runtime = WorldRuntime(get_world_set(root), worlds, n, config)
-                reply: Any = None
+                root, worlds, config, contained, n = message[1:]
+                world_set = get_world_set(root)
+                if contained:  # every temporary file of this process, multiprocessing's too
+                    tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")
+                pool = VerifierPool(num_workers=config.verifier_workers,
+                                    timeout_s=config.verifier_timeout_s)
+                pool.start()  # its processes must exist before this one gives up starting any
+                reply: Any = (_contain(root, config, tempfile.tempdir) if contained
+                              else None)
+                runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool)
             elif kind == "reset":
                 reply = runtime.reset(*message[1:])
             elif kind == "step":
-                reply = runtime.step(*message[1:])
+                reply = runtime.step(*message[1:], before_each=report)
+            elif kind == "lost_turn":
+                reply = [runtime.count_lost_turn(i) for i in message[1]]
             elif kind == "tools_text":
                 reply = runtime.tools_text(message[1])
             elif kind == "tools":

@@ -24,7 +24,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import Runtime
-from awm_gym.envs.registration import resolve_worlds
+from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, resolve_worlds
 from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
@@ -97,9 +97,10 @@ class AWMVectorEnv(VectorEnv):
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         ws, names = resolve_worlds(world_set, worlds)
         runtime: Runtime
-        if self.config.num_workers:
+        contained = self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR)
+        if self.config.num_workers or contained:
             runtime = ShardedRuntime(ws, names, num_envs, self.config,
-                                          self.config.num_workers)
+                                     max(1, self.config.num_workers), contained=contained)
         else:
             runtime = WorldRuntime(ws, names, num_envs, self.config)
         self._attach(runtime, num_envs)

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from awm_gym.errors import AWMGymError
+from awm_gym.server.auth import auth_headers
 from awm_gym.server.protocol import PROTOCOL_VERSION, encode_frame
 
 logger = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ class SessionClient:
     url: str
 
     def __init__(self, url: str, *, connect_timeout_s: float = 10.0,
-                 message_timeout_s: float = 300.0) -> None:
+                 message_timeout_s: float = 300.0, auth_token: str | None = None) -> None:
         from websockets.exceptions import InvalidHandshake, InvalidURI
         from websockets.sync.client import connect
 
@@ -104,6 +105,7 @@ class SessionClient:
         try:
             self._ws = self._stack.enter_context(connect(
                 self.url, open_timeout=connect_timeout_s, compression=None,
+                additional_headers=auth_headers(auth_token),
                 max_size=_MAX_REPLY_BYTES, close_timeout=2))
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as e:
             raise SessionLostError(f"cannot open a session at {self.url}: {e}. Is `awm env "

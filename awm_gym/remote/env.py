@@ -40,12 +40,14 @@ class RemoteEnv(AWMEnv):
         connect_timeout_s: limit for opening the session.
         message_timeout_s: limit for each reply; past it the episode ends truncated with
             ``info["worker_error"]`` and the next reset opens a new session.
+        auth_token: the server's token (``awm env start --auth-token``), sent as
+            ``Authorization: Bearer <token>``.
     """
 
     def __init__(self, url: str | None = None, *, connect_timeout_s: float = 10.0,
-                 message_timeout_s: float = 300.0) -> None:
+                 message_timeout_s: float = 300.0, auth_token: str | None = None) -> None:
         self._attach(RemoteRuntime(_require_url(url), 1, connect_timeout_s=connect_timeout_s,
-                                   message_timeout_s=message_timeout_s))
+                                   message_timeout_s=message_timeout_s, auth_token=auth_token))
 
     def __repr__(self) -> str:
         return f"RemoteEnv({self.runtime.worlds[0]} at {self.runtime.url})"
@@ -58,16 +60,18 @@ class RemoteVectorEnv(AWMVectorEnv):
     Args:
         num_envs: sessions to open.
         url: the server's address (``http://host:port``).
-        connect_timeout_s / message_timeout_s: as for :class:`RemoteEnv`.
+        connect_timeout_s / message_timeout_s / auth_token: as for :class:`RemoteEnv`.
     """
 
     def __init__(self, num_envs: int = 1, url: str | None = None, *,
-                 connect_timeout_s: float = 10.0, message_timeout_s: float = 300.0) -> None:
+                 connect_timeout_s: float = 10.0, message_timeout_s: float = 300.0,
+                 auth_token: str | None = None) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise EnvUsageError(f"num_envs={num_envs!r}: must be a positive int.")
         self._attach(RemoteRuntime(_require_url(url), num_envs,
                                    connect_timeout_s=connect_timeout_s,
-                                   message_timeout_s=message_timeout_s), num_envs)
+                                   message_timeout_s=message_timeout_s, auth_token=auth_token),
+                     num_envs)
 
     def __repr__(self) -> str:
         return (f"RemoteVectorEnv({self.runtime.worlds[0]} at {self.runtime.url}, "

@@ -13,11 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from awm_gym.remote.client import RemoteError
+from awm_gym.server.auth import auth_headers
 
 __all__ = ["list_mcp_tools"]
 
 
-def list_mcp_tools(url: str, *, timeout_s: float = 10.0) -> list[dict[str, Any]]:
+def list_mcp_tools(url: str, *, timeout_s: float = 10.0,
+                   auth_token: str | None = None) -> list[dict[str, Any]]:
     """Connect to the MCP endpoint at ``url``, list its tools, and end the session.
 
     Returns:
@@ -29,7 +31,7 @@ def list_mcp_tools(url: str, *, timeout_s: float = 10.0) -> list[dict[str, Any]]
     import anyio
 
     try:
-        return anyio.run(_list_tools, url, timeout_s)
+        return anyio.run(_list_tools, url, timeout_s, auth_token)
     except RemoteError:
         raise
     except BaseException as e:  # noqa: BLE001 - anyio wraps transport faults in exception groups
@@ -40,14 +42,16 @@ def list_mcp_tools(url: str, *, timeout_s: float = 10.0) -> list[dict[str, Any]]
                           "in /mcp.") from e
 
 
-async def _list_tools(url: str, timeout_s: float) -> list[dict[str, Any]]:
+async def _list_tools(url: str, timeout_s: float, auth_token: str | None
+                      ) -> list[dict[str, Any]]:
     import anyio
     import httpx
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
     with anyio.fail_after(timeout_s):
-        async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=True) as http, \
+        async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=True,
+                                     headers=auth_headers(auth_token)) as http, \
                 streamable_http_client(url, http_client=http) as (read, write, _), \
                 ClientSession(read, write) as session:
             await session.initialize()

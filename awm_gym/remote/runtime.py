@@ -65,10 +65,10 @@ class RemoteRuntime:
     num_tasks: int
 
     def __init__(self, url: str, num_instances: int, *, connect_timeout_s: float = 10.0,
-                 message_timeout_s: float = 300.0) -> None:
+                 message_timeout_s: float = 300.0, auth_token: str | None = None) -> None:
         self.url, self.num_instances = url, num_instances
         self._timeouts = {"connect_timeout_s": connect_timeout_s,
-                          "message_timeout_s": message_timeout_s}
+                          "message_timeout_s": message_timeout_s, "auth_token": auth_token}
         self._clients: list[SessionClient | None] = []
         try:
             for _ in range(num_instances):

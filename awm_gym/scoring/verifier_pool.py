@@ -62,6 +62,7 @@ try:
 except ImportError:  # not POSIX: no stale-directory sweep
     fcntl = None  # type: ignore[assignment]
 
+from awm_gym import containment
 from awm_gym.errors import VerifierError
 from awm_gym.scoring import verifier_worker
 from awm_gym.scoring.verifier_worker import WORKER_RUN_NAME, KeyLRU
@@ -329,7 +330,7 @@ class VerifierPool:
 
     def __init__(self, num_workers: int = 2, timeout_s: float = 10.0, *,
                  state_dir: str | None = None, memory_limit_mb: int | None = 2048,
-                 recursion_limit: int = 1000) -> None:
+                 recursion_limit: int = 1000, contained: bool = True) -> None:
         if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 1:
             raise VerifierError(f"VerifierPool(num_workers={num_workers!r}): need an int >= 1.")
         if not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < float("inf"):
@@ -356,6 +357,9 @@ class VerifierPool:
         self._state_root = state_dir if state_dir is not None else _default_state_root()
         self._memory_limit_mb = memory_limit_mb
         self._recursion_limit = recursion_limit
+        self._containment_path = containment.__file__ if contained else None
+        if contained:
+            containment.warn_missing_layers("verifier workers")
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
         self._ctx = multiprocessing.get_context(method)
         if method == "forkserver":
@@ -396,6 +400,17 @@ class VerifierPool:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    def start(self) -> None:
+        """Start every worker now rather than at the first :meth:`run`: a process about to
+        give up starting processes (:mod:`awm_gym.containment`) calls this first; later
+        replacements come from the forkserver it started."""
+        if self.closed:
+            raise VerifierError("VerifierPool.start: the pool is closed; create a new one.")
+        with self._lock:
+            for k, w in enumerate(self._slots):
+                if w is None:
+                    self._slots[k] = self._start_worker()
 
     def close(self) -> None:
         """Kill the workers and remove their files. Safe to call more than once."""
@@ -550,7 +565,8 @@ class VerifierPool:
         workdir, lock_fd = _claim_dir(self._state_root)
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         args = {"conn": child_conn, "workdir": workdir, "memory_limit_mb": self._memory_limit_mb,
-                "recursion_limit": self._recursion_limit}
+                "recursion_limit": self._recursion_limit,
+                "containment_path": self._containment_path}
         process = self._ctx.Process(
             target=runpy.run_path, args=(verifier_worker.__file__,), daemon=True, name="awm-verify-worker",
             kwargs={"init_globals": {"_WORKER_ARGS": args}, "run_name": WORKER_RUN_NAME},

@@ -23,6 +23,7 @@ import sqlite3
 import sys
 import time
 import traceback
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -284,6 +285,23 @@ def _unlink(path: str) -> None:
         pass
 
 
+def _contain(workdir: str, containment_path: str | None) -> None:
+    """Apply :mod:`awm_gym.containment` (loaded by path: this worker never imports awm_gym):
+    the verifier may read the Python installation and write its work directory, nothing else;
+    no processes, no network, no secrets in the environment."""
+    if containment_path is None:
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_awm_containment", containment_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while defining
+    spec.loader.exec_module(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the pool reports missing layers once, in the caller
+        module.contain_this_process(module.ContainmentPolicy(scratch_dir=workdir, memory_mb=None))
+
+
 def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: int) -> None:
     """Limits and hygiene for a worker: runaway verifiers die instead of eating the machine."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the pool's to handle, not ours
@@ -356,11 +374,12 @@ def _open_databases_read_only(state: _WorkerState) -> None:
 
 
 def _worker_main(conn: Connection, workdir: str, memory_limit_mb: int | None,
-                 recursion_limit: int) -> None:
+                 recursion_limit: int, containment_path: str | None = None) -> None:
     """Serve jobs until the pool closes the pipe."""
     _harden_worker(workdir, memory_limit_mb, recursion_limit)
     state = _WorkerState(workdir)
     _open_databases_read_only(state)
+    _contain(workdir, containment_path)
     conn.send(("ready", os.getpid()))
     while True:
         try:

@@ -36,6 +36,7 @@ from starlette.routing import Route, WebSocketRoute
 
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime, get_prepared_world
+from awm_gym.server.auth import TokenGate
 from awm_gym.server.config import ServerConfig
 from awm_gym.server.executor import RuntimeLoop
 from awm_gym.server.mcp_endpoint import McpEndpoint
@@ -73,7 +74,7 @@ class WorldServer:
     tools_text: str
     sessions: SessionTable
     jobs: RuntimeLoop
-    app: Starlette
+    routes: Starlette
 
     def __init__(self, config: ServerConfig) -> None:
         from awm_gym import __version__
@@ -102,12 +103,15 @@ class WorldServer:
         self.transport_security = _LOOPBACK_SECURITY if config.is_loopback else None
         self._header_check = TransportSecurityMiddleware(self.transport_security)
         self.mcp = McpEndpoint(self)
-        self.app = Starlette(routes=[
+        self.routes = Starlette(routes=[
             Route("/mcp", endpoint=self.mcp),
             WebSocketRoute("/ws", endpoint=SessionEndpoint(self)),
             Route("/health", endpoint=self._health),
             Route("/metadata", endpoint=self._metadata),
         ], lifespan=self._lifespan)
+        self.app: Any = (TokenGate(self.routes, config.auth_token) if config.auth_token
+                         else self.routes)
+        """The ASGI application to serve (the routes, behind the token gate when one is set)."""
 
     def __repr__(self) -> str:
         return (f"WorldServer({self.world!r}, sessions={len(self.sessions)}/"

@@ -21,6 +21,7 @@ import ast
 import dataclasses
 import functools
 import inspect
+import os
 import sys
 import textwrap
 from typing import Any
@@ -28,7 +29,10 @@ from typing import Any
 from awm_gym.envs.config import EnvConfig
 from awm_gym.server.config import ServerConfig
 
-__all__ = ["add_subcommands", "server_config"]
+__all__ = ["AUTH_TOKEN_ENV", "add_subcommands", "server_config"]
+
+AUTH_TOKEN_ENV = "AWM_GYM_AUTH_TOKEN"
+"""The environment variable ``awm env start`` and ``awm env check`` read the token from."""
 
 # (flag, config class, field); the help text is the field's docstring
 _SERVER_FLAGS = (
@@ -39,6 +43,7 @@ _SERVER_FLAGS = (
     ("--max-sessions", ServerConfig, "max_sessions"),
     ("--idle-timeout", ServerConfig, "idle_timeout_s"),
     ("--max-message-bytes", ServerConfig, "max_message_bytes"),
+    ("--auth-token", ServerConfig, "auth_token"),
 )
 _ENV_FLAGS = (
     ("--max-episode-steps", EnvConfig, "max_episode_steps"),
@@ -89,8 +94,10 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
     """The :class:`ServerConfig` that ``awm env start`` arguments describe."""
     values = vars(args)
     env = EnvConfig(**{name: values[name] for _, _, name in _ENV_FLAGS if name in values})
-    return ServerConfig(env=env, **{name: values[name] for _, _, name in _SERVER_FLAGS
-                                    if name in values})
+    fields = {name: values[name] for _, _, name in _SERVER_FLAGS if name in values}
+    if "auth_token" not in fields and os.environ.get(AUTH_TOKEN_ENV):
+        fields["auth_token"] = os.environ[AUTH_TOKEN_ENV]
+    return ServerConfig(env=env, **fields)
 
 
 def _cmd_start(args: argparse.Namespace) -> int:
@@ -120,7 +127,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from awm_gym.remote.mcp_check import list_mcp_tools
 
     try:
-        tools = list_mcp_tools(args.url, timeout_s=args.timeout)
+        tools = list_mcp_tools(args.url, timeout_s=args.timeout,
+                               auth_token=os.environ.get(AUTH_TOKEN_ENV))
     except RemoteError as e:
         print(f"awm env check: {e}", file=sys.stderr)
         return 1

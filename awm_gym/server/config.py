@@ -41,6 +41,10 @@ class ServerConfig:
     max_message_bytes: int = 4 * 1024 * 1024
     """Largest WebSocket request answered; a longer one gets ``MESSAGE_TOO_LARGE`` and the
     session goes on. Frames over twice this size close the connection (code 1009) unread."""
+    auth_token: str | None = field(default=None, repr=False)
+    """A shared secret every client must send (``Authorization: Bearer <token>``) on /mcp and
+    /ws; /health stays open. The CLI also reads it from ``$AWM_GYM_AUTH_TOKEN``. Binding a
+    non-loopback host without one prints a warning."""
     env: EnvConfig = field(default_factory=EnvConfig)
     """Episode limits, timeouts and rewards of every session (as ``gym.make`` keyword args)."""
 
@@ -55,6 +59,9 @@ class ServerConfig:
         if not self.idle_timeout_s >= 0:
             raise ValueError(f"ServerConfig.idle_timeout_s={self.idle_timeout_s}: must be >= 0 "
                              "seconds (0 never reaps idle sessions).")
+        if self.auth_token is not None and len(self.auth_token) < 16:
+            raise ValueError("ServerConfig.auth_token: use at least 16 characters (e.g. "
+                             "`python -c 'import secrets; print(secrets.token_urlsafe())'`).")
         if self.max_message_bytes < 1024:
             raise ValueError(f"ServerConfig.max_message_bytes={self.max_message_bytes}: must be "
                              ">= 1024 so that ordinary actions fit.")

@@ -22,6 +22,7 @@ import threading
 from typing import IO, Any
 
 from awm_gym.errors import AWMGymError
+from awm_gym.server.cli import AUTH_TOKEN_ENV
 from awm_gym.server.config import ServerConfig
 
 __all__ = ["ServerProcess", "server_arguments"]
@@ -40,6 +41,8 @@ def server_arguments(config: ServerConfig) -> list[str]:
 
     args: list[str] = []
     for flag, _, name in _SERVER_FLAGS:
+        if name == "auth_token":
+            continue  # a secret goes through the environment, never the command line
         value = getattr(config, name)
         if value != ServerConfig.__dataclass_fields__[name].default and value is not None:
             args += [flag, str(value)]
@@ -78,7 +81,9 @@ class ServerProcess:
                    *server_arguments(config)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr,
                                         stdin=subprocess.DEVNULL, text=True,
-                                        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                                        env=dict(os.environ, PYTHONUNBUFFERED="1",
+                                                 **({AUTH_TOKEN_ENV: config.auth_token}
+                                                    if config.auth_token else {})))
         lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.append(self.process.stdout.readline()),
                                   daemon=True)

@@ -103,6 +103,11 @@ def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None
         logger.warning("serve() is running off the main thread: tool timeouts then stop SQL "
                        "queries only, not Python code that loops; run the server as a process "
                        "(`awm env start`) to keep them.")
+    if not config.is_loopback and not config.auth_token:
+        logger.warning("serving %s on %s without an auth token: anyone who can reach this "
+                       "address can run the world's code. Set --auth-token (or $AWM_GYM_AUTH_"
+                       "TOKEN) and send it as 'Authorization: Bearer <token>'.", config.world,
+                       config.host)
     stop = stop if stop is not None else threading.Event()
     sock = bind_socket(config.host, config.port)  # first: a taken port fails before any loading
     try:

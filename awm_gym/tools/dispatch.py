@@ -70,12 +70,18 @@ class ToolCallTimeout(BaseException):
     ``except Exception`` blocks must not swallow it)."""
 
 
+class UserInterrupt(KeyboardInterrupt):
+    """Ctrl-C pressed during a tool call. A ``KeyboardInterrupt`` (or ``SystemExit``) the
+    generated code raises itself is the handler's fault: a 500, like any crash."""
+
+
 class _Deadline:
     """Stops a tool call after ``timeout_s``: SIGALRM for Python code (main thread only), an
     SQLite progress handler for long queries. A timer the caller had armed (pytest-timeout,
     say) is put back with its remaining time afterwards."""
 
-    __slots__ = ("timeout_s", "conn", "_deadline", "_old_handler", "_old_timer", "_armed")
+    __slots__ = ("timeout_s", "conn", "_deadline", "_old_handler", "_old_timer", "_armed",
+                 "_old_sigint")
 
     def __init__(self, timeout_s: float, conn: Any) -> None:
         self.timeout_s, self.conn = timeout_s, conn
@@ -83,6 +89,9 @@ class _Deadline:
 
     def _on_alarm(self, *_: Any) -> None:
         raise ToolCallTimeout()
+
+    def _on_sigint(self, *_: Any) -> None:
+        raise UserInterrupt  # a real Ctrl-C: it propagates, unlike one a handler raises
 
     def _on_progress(self) -> int:
         return 1 if time.perf_counter() > self._deadline else 0
@@ -93,6 +102,7 @@ class _Deadline:
         self.conn.set_progress_handler(self._on_progress, 20_000)
         if threading.current_thread() is threading.main_thread():
             self._old_handler = signal.signal(signal.SIGALRM, self._on_alarm)
+            self._old_sigint = signal.signal(signal.SIGINT, self._on_sigint)
             self._old_timer = (signal.setitimer(signal.ITIMER_REAL, self.timeout_s), start)
             self._armed = True
         return self
@@ -101,6 +111,7 @@ class _Deadline:
         if self._armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._old_handler)
+            signal.signal(signal.SIGINT, self._old_sigint)
             (delay, interval), start = self._old_timer
             if delay > 0:  # re-arm the caller's timer with what is left of it
                 left = delay - (time.perf_counter() - start)
@@ -224,6 +235,11 @@ class Operation:
                                   "not return).", True, None, "timeout",
                                   f"{self.name} exceeded {timeout_s:g} s",
                                   time.perf_counter() - start)
+            except UserInterrupt:
+                raise
+            except (SystemExit, KeyboardInterrupt, GeneratorExit) as e:  # the handler's own
+                status, payload, detail = (500, _ResponseBody(_INTERNAL_ERROR.encode()),
+                                           f"the handler raised {_describe(e)}")
             finally:
                 _cleanup(slot)
         return _to_result(self.name, status, payload, detail, time.perf_counter() - start)

@@ -215,6 +215,23 @@ def _is_blocking_async(fn: Any) -> bool:
 
 
 
+_PLAIN = (int, float, str, bytes, bool, list, dict, set, tuple, type(None))
+
+
+def module_state(module: types.ModuleType) -> dict[str, str]:
+    """A fingerprint (``repr``, cut at 10,000 characters) of each plain-data global of
+    ``module``; classes, functions, modules, engines and the app are left out."""
+    state = {}
+    for name, value in vars(module).items():
+        if name.startswith("__") or not isinstance(value, _PLAIN):
+            continue
+        try:
+            state[name] = repr(value)[:10_000]
+        except Exception:  # noqa: BLE001 - a hostile __repr__ is not ours to fix
+            state[name] = f"<unrepresentable {type(value).__name__}>"
+    return state
+
+
 class ToolHost:
     """One world's generated app in this process, callable on any instance's database.
 
@@ -248,10 +265,19 @@ class ToolHost:
                            for t in self.tools}
         self._tools_by_name = {t.name: t for t in self.tools}
         self.defects = tuple(find_defects(self.module))
+        self._state_at_load = module_state(self.module)
         self._asgi = AsgiCaller(self.app)
 
     def __repr__(self) -> str:
         return f"ToolHost({self.name!r}, tools={len(self.tools)})"
+
+    def mutated_state(self) -> list[str]:
+        """Module-level variables (plain data: numbers, strings, lists, dicts, sets) whose value
+        changed since the module was loaded: state that handlers carry across instances and
+        episodes, which a reset does not undo (``awm check`` reports it)."""
+        now = module_state(self.module)
+        return sorted(k for k in set(now) | set(self._state_at_load)
+                      if now.get(k) != self._state_at_load.get(k))
 
     @property
     def tool_names(self) -> frozenset[str]:

@@ -1,5 +1,7 @@
 """AWMVectorEnv and AWMEnv end to end on the tiny worlds: real SQLite, real generated code, real
-verifier worker processes."""
+verifier worker processes. These are the in-process mechanics (``isolation="none"``: the tiny
+worlds are ours); the contained default for world sets from disk is tested in
+test_hostile_world.py, test_registration.py and test_workers.py."""
 
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ def note_count(envs: AWMVectorEnv, i: int, title: str) -> int:
 
 @pytest.fixture(scope="module")
 def notes_envs(tiny_path: str) -> Iterator[AWMVectorEnv]:
-    envs = AWMVectorEnv(num_envs=3, world_set=tiny_path, worlds=["notes_app"], verifier_workers=1,
+    envs = AWMVectorEnv(isolation="none", num_envs=3, world_set=tiny_path, worlds=["notes_app"], verifier_workers=1,
                         record_timings=True)
     yield envs
     envs.close()
@@ -64,7 +66,7 @@ def notes_envs(tiny_path: str) -> Iterator[AWMVectorEnv]:
 
 @pytest.fixture(scope="module")
 def mix_envs(tiny_path: str) -> Iterator[AWMVectorEnv]:
-    envs = AWMVectorEnv(num_envs=4, world_set=tiny_path, worlds=["notes_app", "judge_only"],
+    envs = AWMVectorEnv(isolation="none", num_envs=4, world_set=tiny_path, worlds=["notes_app", "judge_only"],
                         verifier_workers=1)
     yield envs
     envs.close()
@@ -86,7 +88,7 @@ def defect_set(tmp_path_factory: pytest.TempPathFactory, tiny_path: str,
 
 @pytest.fixture(scope="module")
 def defect_envs(defect_set: str) -> Iterator[AWMVectorEnv]:
-    envs = AWMVectorEnv(num_envs=2, world_set=defect_set, worlds=["defect_lab"],
+    envs = AWMVectorEnv(isolation="none", num_envs=2, world_set=defect_set, worlds=["defect_lab"],
                         tool_timeout_s=1.0, verifier_timeout_s=2.0, verifier_workers=2,
                         record_timings=True)
     yield envs
@@ -226,7 +228,7 @@ def run_script(envs: AWMVectorEnv, seed: int | list[int]) -> list[Any]:
 def test_same_seeds_and_actions_give_identical_transcripts(tiny_path: str) -> None:
     runs = []
     for _ in range(2):
-        envs = AWMVectorEnv(num_envs=3, world_set=tiny_path, worlds=["notes_app"],
+        envs = AWMVectorEnv(isolation="none", num_envs=3, world_set=tiny_path, worlds=["notes_app"],
                             verifier_workers=1)
         try:
             runs.append(run_script(envs, seed=[3, 4, 5]))
@@ -277,8 +279,8 @@ def test_numpy_seed_arrays_work_like_int_lists(notes_envs: AWMVectorEnv) -> None
 
 def test_vector_env_matches_single_envs_step_for_step(tiny_ids: list[str], tiny_path: str) -> None:
     n, seed = 3, 7
-    envs = AWMVectorEnv(num_envs=n, world_set=tiny_path, worlds=["notes_app"], verifier_workers=1)
-    singles = [gym.make("AWM/notes_app-v0", verifier_workers=1) for _ in range(n)]
+    envs = AWMVectorEnv(isolation="none", num_envs=n, world_set=tiny_path, worlds=["notes_app"], verifier_workers=1)
+    singles = [gym.make("AWM/notes_app-v0", isolation="none", verifier_workers=1) for _ in range(n)]
     try:
         vobs, vinfo = envs.reset(seed=seed)
         for i, env in enumerate(singles):
@@ -326,7 +328,7 @@ MALFORMED = [
 
 
 def test_malformed_actions_end_the_episode_with_a_format_error(tiny_path: str) -> None:
-    envs = AWMVectorEnv(num_envs=len(MALFORMED), world_set=tiny_path, worlds=["notes_app"],
+    envs = AWMVectorEnv(isolation="none", num_envs=len(MALFORMED), world_set=tiny_path, worlds=["notes_app"],
                         verifier_workers=1)
     try:
         envs.reset(seed=0)
@@ -350,7 +352,7 @@ def test_malformed_actions_end_the_episode_with_a_format_error(tiny_path: str) -
 
 
 def test_single_env_malformed_action_never_raises(tiny_ids: list[str]) -> None:
-    env = gym.make("AWM/notes_app-v0")
+    env = gym.make("AWM/notes_app-v0", isolation="none")
     try:
         env.reset(seed=0)
         obs, reward, terminated, truncated, info = env.step(None)  # type: ignore[arg-type]
@@ -426,8 +428,8 @@ def test_each_env_uses_its_own_tool_timeout(tmp_path: Path, tiny_path: str,
         if file == "gen_envs.jsonl" and row["scenario"] == "Defect Lab":
             row["full_code"] += "\n# copy for the tool timeout test\n"
     root = str(copy_world_set(tiny_path, tmp_path / "set", edit))
-    first = AWMVectorEnv(num_envs=1, world_set=root, worlds=["defect_lab"], tool_timeout_s=0.2)
-    second = AWMVectorEnv(num_envs=1, world_set=root, worlds=["defect_lab"], tool_timeout_s=0.4)
+    first = AWMVectorEnv(isolation="none", num_envs=1, world_set=root, worlds=["defect_lab"], tool_timeout_s=0.2)
+    second = AWMVectorEnv(isolation="none", num_envs=1, world_set=root, worlds=["defect_lab"], tool_timeout_s=0.4)
     try:
         second.reset(seed=0)
         obs, *_ = second.step([tool_call("hang")])
@@ -509,7 +511,7 @@ def test_only_the_first_tool_call_of_a_turn_runs(notes_envs: AWMVectorEnv) -> No
 
 def test_without_a_verifier_the_episode_is_unscored(tiny_path: str) -> None:
     # judge_only has only sql-mode verifiers; verifier_mode='code' leaves it without one
-    envs = AWMVectorEnv(num_envs=1, world_set=tiny_path, worlds=["judge_only"],
+    envs = AWMVectorEnv(isolation="none", num_envs=1, world_set=tiny_path, worlds=["judge_only"],
                         verifier_mode="code")
     try:
         envs.reset(seed=0)
@@ -522,7 +524,7 @@ def test_without_a_verifier_the_episode_is_unscored(tiny_path: str) -> None:
 
 def test_reward_config_is_applied(tiny_path: str) -> None:
     rewards = awm_gym.RewardConfig(complete=5.0, others=-0.5, format_error=-2.0)
-    envs = AWMVectorEnv(num_envs=3, world_set=tiny_path, worlds=["notes_app"], rewards=rewards,
+    envs = AWMVectorEnv(isolation="none", num_envs=3, world_set=tiny_path, worlds=["notes_app"], rewards=rewards,
                         verifier_workers=1)
     try:
         envs.reset(seed=0, options={"task_idx": 0})
@@ -558,7 +560,7 @@ def test_none_pauses_a_mid_episode_instance(notes_envs: AWMVectorEnv) -> None:
 
 
 def test_step_before_reset(tiny_path: str) -> None:
-    envs = AWMVectorEnv(num_envs=1, world_set=tiny_path, worlds=["notes_app"])
+    envs = AWMVectorEnv(isolation="none", num_envs=1, world_set=tiny_path, worlds=["notes_app"])
     try:
         with pytest.raises(EnvUsageError, match=re.escape("actions[0] given to instance 0, which "
                                                           "was never reset")):
@@ -612,11 +614,11 @@ def test_world_not_in_this_env(notes_envs: AWMVectorEnv) -> None:
 def test_bad_num_envs(tiny_path: str, num_envs: Any) -> None:
     with pytest.raises(EnvUsageError, match=re.escape(f"num_envs={num_envs!r}: must be a positive "
                                                       "int")):
-        AWMVectorEnv(num_envs=num_envs, world_set=tiny_path, worlds=["notes_app"])
+        AWMVectorEnv(isolation="none", num_envs=num_envs, world_set=tiny_path, worlds=["notes_app"])
 
 
 def test_single_env_step_after_the_end(tiny_ids: list[str]) -> None:
-    env = gym.make("AWM/notes_app-v0").unwrapped
+    env = gym.make("AWM/notes_app-v0", isolation="none").unwrapped
     try:
         with pytest.raises(EnvUsageError, match=re.escape("step() after the episode ended (or "
                                                           "before reset())")):
@@ -684,7 +686,7 @@ UNICODE_TEXTS = [
 
 
 def test_text_spaces_accept_any_unicode_up_to_max_length(tiny_path: str) -> None:
-    envs = AWMVectorEnv(num_envs=2, world_set=tiny_path, worlds=["notes_app"],
+    envs = AWMVectorEnv(isolation="none", num_envs=2, world_set=tiny_path, worlds=["notes_app"],
                         max_text_length=300)
     try:
         for space in (envs.single_observation_space, envs.single_action_space):
@@ -713,7 +715,7 @@ def test_unicode_round_trips_through_a_tool(notes_envs: AWMVectorEnv) -> None:
 
 
 def test_every_observation_is_in_the_observation_space(tiny_path: str) -> None:
-    envs = AWMVectorEnv(num_envs=1, world_set=tiny_path, worlds=["notes_app"],
+    envs = AWMVectorEnv(isolation="none", num_envs=1, world_set=tiny_path, worlds=["notes_app"],
                         max_text_length=500)
     try:
         obs, _ = envs.reset(seed=0)
@@ -732,7 +734,7 @@ def test_every_observation_is_in_the_observation_space(tiny_path: str) -> None:
 
 
 def test_check_env_notes_app(tiny_ids: list[str]) -> None:
-    env = gym.make("AWM/notes_app-v0", verifier_workers=1)
+    env = gym.make("AWM/notes_app-v0", isolation="none", verifier_workers=1)
     try:
         check_env(env.unwrapped, skip_render_check=True)
     finally:
@@ -752,7 +754,7 @@ def test_env_checker_parts_that_pass(tiny_ids: list[str]) -> None:
     """The other checks of check_env, run one by one (they must keep passing)."""
     from gymnasium.utils import env_checker
 
-    env = gym.make("AWM/notes_app-v0", verifier_workers=1).unwrapped
+    env = gym.make("AWM/notes_app-v0", isolation="none", verifier_workers=1).unwrapped
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # a passive-checker warning fails the test
@@ -773,7 +775,7 @@ def test_env_checker_parts_that_pass(tiny_ids: list[str]) -> None:
 
 
 def test_step_limit_truncates_with_reward_zero(tiny_path: str) -> None:
-    envs = AWMVectorEnv(num_envs=2, world_set=tiny_path, worlds=["notes_app"],
+    envs = AWMVectorEnv(isolation="none", num_envs=2, world_set=tiny_path, worlds=["notes_app"],
                         max_episode_steps=2)
     try:
         envs.reset(seed=0)
@@ -798,7 +800,7 @@ def test_step_limit_truncates_with_reward_zero(tiny_path: str) -> None:
 
 
 def test_single_env_step_limit_through_gym_make(tiny_ids: list[str]) -> None:
-    env = gym.make("AWM/notes_app-v0", max_episode_steps=2)
+    env = gym.make("AWM/notes_app-v0", isolation="none", max_episode_steps=2)
     try:
         env.reset(seed=0)
         assert env.step(tool_call("list_tools"))[2:4] == (False, False)
@@ -812,7 +814,7 @@ def test_single_env_step_limit_through_gym_make(tiny_ids: list[str]) -> None:
 
 
 def test_repr_tools_and_close_twice(tiny_path: str) -> None:
-    envs = AWMVectorEnv(num_envs=2, world_set=tiny_path, worlds=["notes_app", "judge_only"])
+    envs = AWMVectorEnv(isolation="none", num_envs=2, world_set=tiny_path, worlds=["notes_app", "judge_only"])
     assert repr(envs) == "AWMVectorEnv(mix of 2 worlds, num_envs=2)"
     envs.reset(seed=0, options={"world": ["notes_app", "judge_only"]})
     assert [t["name"] for t in envs.tools(1)] == ["list_tickets", "close_ticket"]

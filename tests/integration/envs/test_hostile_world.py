@@ -1,0 +1,125 @@
+"""World code that tries to escape is contained by default (world sets loaded from disk): every
+attempt is an observation or an unscored result, the other instances step on untouched, and the
+caller's process lives. The world is tests/fixtures/make_hostile_world.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import awm_gym  # noqa: F401 - registers AWM/mix-v0
+from awm_gym.containment import describe_layers
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
+from make_hostile_world import write_hostile_world  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux containment")
+
+
+def call(tool: str, **arguments: object) -> str:
+    return "<tool_call>" + json.dumps({"name": tool, "arguments": arguments}) + "</tool_call>"
+
+
+ADD = call("add_note", body="hello")
+COUNT = call("count_notes")
+
+
+@pytest.fixture(scope="module")
+def envs(tmp_path_factory: pytest.TempPathFactory):
+    root = write_hostile_world(tmp_path_factory.mktemp("hostile"))
+    os.environ["AWM_TEST_SECRET"] = "sk-do-not-leak"
+    envs = gym.make_vec("AWM/mix-v0", num_envs=3, world_set=str(root), tool_timeout_s=1.0,
+                        max_episode_steps=100)
+    envs.reset(seed=[0, 1, 2], options={"task_idx": [0, 0, 0]})
+    yield envs
+    envs.close()
+
+
+def _notes(envs, i: int) -> int:  # noqa: ANN001
+    obs, *_ = envs.step([COUNT if k == i else None for k in range(3)])
+    return int(json.loads(obs[i])["result"])
+
+
+def test_world_sets_from_disk_run_contained_with_every_layer_this_kernel_has(envs) -> None:  # noqa: ANN001
+    assert type(envs.runtime).__name__ == "ShardedRuntime"
+    active = envs.runtime.containment["active"]
+    assert {"rlimits", "env", "audit_hook"} <= set(active)
+    for layer, status in describe_layers().items():  # what the machine offers is in force
+        if "abi" in status or status == "on":
+            assert layer in active, (layer, envs.runtime.containment)
+
+
+@pytest.mark.parametrize("hostile, outcome", [
+    (call("read_file", path="/etc/passwd"), "crash"),
+    (call("read_file", path=str(Path.home() / ".ssh" / "id_rsa")), "crash"),
+    (call("write_file", path="/tmp/awm-hostile-pwned.txt"), "crash"),
+    (call("connect", port=9), "crash"),
+    (call("run_process"), "crash"),
+    (call("do_fork"), "crash"),
+    (call("raise_system_exit"), "crash"),
+    (call("raise_interrupt"), "crash"),
+    (call("allocate", gigabytes=10), "crash"),
+    (call("exit_process"), "worker_died"),
+    (call("hang"), "worker_timed_out"),
+])
+def test_an_escape_attempt_is_an_observation_and_the_neighbours_step_on(envs, hostile: str,  # noqa: ANN001
+                                                                         outcome: str) -> None:
+    before = [_notes(envs, i) for i in range(3)]
+    obs, reward, terminated, truncated, info = envs.step([hostile, ADD, COUNT])
+    assert obs[0].startswith("Error: ") and "root:" not in obs[0]
+    assert info["tool_outcome"][0] == outcome
+    assert not terminated[0] and not truncated[0] and reward[0] == 0.0
+    assert json.loads(obs[1])["result"] == f"{before[1] + 1} notes"  # applied exactly once
+    assert json.loads(obs[2])["result"] == str(before[2])
+    assert [_notes(envs, i) for i in range(3)] == [before[0], before[1] + 1, before[2]]
+    assert not Path("/tmp/awm-hostile-pwned.txt").exists()
+
+
+def test_secrets_in_the_environment_are_not_visible(envs) -> None:  # noqa: ANN001
+    obs, *_ = envs.step([call("read_env", name="AWM_TEST_SECRET"), None, None])
+    assert json.loads(obs[0])["result"] is None
+
+
+def test_the_culprit_keeps_its_state_and_goes_on(envs) -> None:  # noqa: ANN001
+    envs.step([ADD, None, None])
+    mine = _notes(envs, 0)
+    obs, *_ = envs.step([call("exit_process"), None, None])
+    assert "restored" in obs[0]
+    assert _notes(envs, 0) == mine
+
+
+@pytest.mark.parametrize("task", [1, 2, 3])
+def test_a_hostile_verifier_is_unscored_and_leaks_nothing(envs, task: int) -> None:  # noqa: ANN001
+    envs.reset(seed=[5, 6, 7], options={"task_idx": [task, 0, 0]})
+    envs.step([ADD, ADD, None])
+    obs, reward, terminated, _, info = envs.step(["Done.", "Done.", None])
+    assert terminated[:2].all()
+    assert info["verifier_label"][0] == "verifier_error" and not info["reward_valid"][0]
+    assert "root:" not in str(info["verifier_error"][0])
+    assert info["verifier_label"][1] == "complete" and reward[1] == 1.0
+    envs.reset(seed=[0, 1, 2], options={"task_idx": [0, 0, 0]})
+
+
+def test_a_verifier_does_not_see_the_callers_secrets(envs) -> None:  # noqa: ANN001
+    envs.reset(seed=[5, 6, 7], options={"task_idx": [4, 4, 4]})
+    _, reward, _, _, info = envs.step(["Done.", "Done.", "Done."])
+    assert np.array_equal(reward, [1.0, 1.0, 1.0]), info
+    envs.reset(seed=[0, 1, 2], options={"task_idx": [0, 0, 0]})
+
+
+def test_in_process_exits_and_interrupts_raised_by_handlers_are_500s(tmp_path: Path) -> None:
+    root = write_hostile_world(tmp_path / "trusted")
+    envs = gym.make_vec("AWM/mix-v0", num_envs=2, world_set=str(root), isolation="none")
+    try:
+        envs.reset(seed=[0, 1], options={"task_idx": [0, 0]})
+        obs, _, _, _, info = envs.step([call("raise_system_exit"), call("raise_interrupt")])
+        assert list(info["tool_outcome"]) == ["crash", "crash"]
+        assert all(o.startswith("Error: Error calling") for o in obs)
+    finally:
+        envs.close()
