@@ -93,8 +93,8 @@ def test_a_batch_gets_one_verdict_per_request_and_failures_are_labelled(server) 
     server.script_text("task B", "It went fine, I think.")
     server.script_text("task C", Reply(status=503), Reply(status=503), verdict("server_error"))
     server.script_text("task D", Reply(status=400))
-    server.script_text("task E", Reply(verdict("complete"), delay_s=2.0))
-    judge = LLMJudge(JudgeConfig(base_url=server.base_url, model="judge", timeout_s=0.8,
+    server.script_text("task E", Reply(verdict("complete"), delay_s=6.0))
+    judge = LLMJudge(JudgeConfig(base_url=server.base_url, model="judge", timeout_s=3.0,
                                  backoff_s=0.01, max_retries=2))
     try:
         requests = [JudgeRequest(f"task {x}", (), "done", {}) for x in "ABCDE"]
