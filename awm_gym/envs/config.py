@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from awm_gym.scoring.judge import JudgeConfig
 from awm_gym.scoring.rubrics import Rubric
@@ -27,6 +27,7 @@ from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW
 __all__ = ["EnvConfig", "RewardConfig"]
 
 _VERIFIER_MODES = ("auto", "code", "sql")
+_UNKNOWN_TOOL_MODES = ("observe", "format_error")
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,11 @@ class EnvConfig:
     """The LLM judge for sql-mode verifiers (a ``JudgeConfig`` or a dict of its fields). None:
     sql-mode episodes end ``awaiting_judge``, unscored. Set: they are judged in one batch per
     step and rewarded by ``rewards.judge_table``."""
+    unknown_tool: Literal["observe", "format_error"] = "observe"
+    """A call to a tool the world does not have. 'observe' (AWM's agent): the observation is
+    AWM's ``Error: ...`` text, reward 0, the episode goes on, ``info["tool_outcome"]`` is
+    ``unknown_tool``. 'format_error': a malformed action (``rewards.format_error``, the episode
+    ends)."""
     rubric: Rubric | None = None
     """A reward composition (``awm_gym.scoring.rubrics``) replacing the default label -> reward mapping
     for final answers; it may combine the code verifier, the judge and format checks."""
@@ -100,6 +106,9 @@ class EnvConfig:
         if self.verifier_mode not in _VERIFIER_MODES:
             raise ValueError(f"EnvConfig.verifier_mode={self.verifier_mode!r}: choose one of "
                              f"{', '.join(map(repr, _VERIFIER_MODES))}.")
+        if self.unknown_tool not in _UNKNOWN_TOOL_MODES:
+            raise ValueError(f"EnvConfig.unknown_tool={self.unknown_tool!r}: choose one of "
+                             f"{', '.join(map(repr, _UNKNOWN_TOOL_MODES))}.")
         if self.num_workers < 0:
             raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
                              "(0 = run in the caller's process).")
