@@ -72,7 +72,8 @@ class Finding:
     tool: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON: ``{"severity": "defect", "kind", "message", "detail", "task_idx", "tool"}``."""
+        """Plain JSON: ``severity`` (``"defect"``), ``kind``, ``message``, ``detail``,
+        ``task_idx``, ``tool``."""
         return {"severity": str(self.severity), "kind": self.kind, "message": self.message,
                 "detail": self.detail, "task_idx": self.task_idx, "tool": self.tool}
 
