@@ -1,7 +1,8 @@
 """The ``awm`` command line: thin wrappers that parse arguments and call one library function.
 
-Subcommands: ``awm list [PATH]`` (worlds and their ids), ``awm check [PATH] [--world W]``
-(:func:`awm_gym.manager.check.check_world`; exit status 1 when a world has issues),
+Subcommands: ``awm list [PATH]`` (worlds and their ids), ``awm check [PATH] [--world W]
+[--verbose | --json]`` (:func:`awm_gym.manager.check.iter_check`; one block per world as it is
+checked; exit status 0 when nothing worse than info was found, 1 for a defect, 2 for an error),
 ``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
 vector env and print the verifier results), and the :class:`~awm_gym.manager.world.World` verbs:
 ``awm eval ENV --policy P`` (:meth:`World.evaluate`), ``awm record ENV NAME --policy P``
@@ -41,18 +42,28 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    import json
+    import shutil
+
     from awm_gym.envs.config import EnvConfig
-    from awm_gym.manager.check import check_world
+    from awm_gym.manager.check import iter_check
+    from awm_gym.manager.findings import exit_code
 
     config = EnvConfig(max_episode_steps=1000, verifier_timeout_s=args.verifier_timeout,
                        tool_timeout_s=args.tool_timeout)
-    reports = check_world(args.path, args.world or None, config=config)
-    for report in reports:
-        print(report.summary())
-    bad = [r.world for r in reports if not r.ok]
-    print(f"{len(reports) - len(bad)}/{len(reports)} worlds OK" + (f"; issues in: {', '.join(bad)}"
-                                                                  if bad else ""))
-    return 1 if bad else 0
+    width = shutil.get_terminal_size((120, 24)).columns
+    worst, counts = [], {"OK": 0, "DEFECT": 0, "ERROR": 0}
+    for report in iter_check(args.path, args.world or None, config=config):
+        worst.append(report.worst)
+        counts[report.status] += 1
+        if args.json:
+            print(json.dumps(report.to_dict(), ensure_ascii=False), flush=True)
+        else:
+            print(report.summary(width=width, verbose=args.details), flush=True)
+    if not args.json:
+        print(f"{len(worst)} world{'' if len(worst) == 1 else 's'}: {counts['OK']} ok, "
+              f"{counts['DEFECT']} with defects, {counts['ERROR']} with errors")
+    return exit_code(worst)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -205,9 +216,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list the worlds of a world set and their Gymnasium ids")
     p.add_argument("path", nargs="?", default=None, help="world set directory (default: built-in)")
     p.set_defaults(func=_cmd_list)
-    p = sub.add_parser("check", help="check worlds: template, defects, tasks proved")
+    p = sub.add_parser("check", help="triage worlds: errors, defects, info (exit 0/1/2)",
+                       description="Check each world and print one block per world as it is "
+                       "done. Exit status: 0 nothing worse than info, 1 a defect, 2 an error.")
     p.add_argument("path", nargs="?", default=None, help="world set directory (default: built-in)")
     p.add_argument("--world", action="append", help="check only this world (repeatable)")
+    p.add_argument("--verbose", dest="details", action="store_true",
+                   help="print findings whole, with their details")
+    p.add_argument("--json", action="store_true", help="print one JSON object per world instead")
     p.add_argument("--verifier-timeout", type=float, default=10.0,
                    help="seconds per verifier run (default: 10)")
     p.add_argument("--tool-timeout", type=float, default=10.0,

@@ -6,6 +6,7 @@ Everything here builds the real thing, small (STYLE b.8): the world sets are the
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from collections.abc import Callable, Iterator
@@ -56,6 +57,16 @@ def tiny_ids(tiny_path: str) -> list[str]:
 def tiny_set(tiny_path: str) -> awm_gym.WorldSet:
     """The loaded tiny world set (process-wide copy)."""
     return awm_gym.get_world_set(tiny_path)
+
+
+@pytest.fixture(scope="session")
+def triage_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The triage world set (fixtures/make_triage_worlds.py), written once per session."""
+    spec = importlib.util.spec_from_file_location(
+        "make_triage_worlds", TESTS_DIR / "fixtures" / "make_triage_worlds.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.write_triage_worlds(tmp_path_factory.mktemp("triage")))
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,8 @@ __all__ = ["RandomPolicy", "MALFORMED_SHAPES"]
 MALFORMED_SHAPES = (
     '<tool_call>{"name": "%s", "arguments": ',          # unclosed block
     '<tool_call>{"arguments": {}}</tool_call>',          # no name
-    '<tool_call>{"name": "no_such_tool_%s"}</tool_call>',  # unknown tool
+    # call_tool without a tool_name (an unknown tool is not malformed: AWM answers it)
+    '<tool_call>{"name": "call_tool", "arguments": {"arguments": "{}"}}</tool_call>',
     '<tool_call>{"name": "%s", "arguments": [1, 2]}</tool_call>',  # arguments not an object
     "<tool_call>]]]</tool_call>",                        # not JSON at all
 )

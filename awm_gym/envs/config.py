@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from awm_gym.scoring.judge import JudgeConfig
 from awm_gym.scoring.rewards import RewardConfig, VerifierMode
@@ -30,6 +30,7 @@ from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW
 __all__ = ["EnvConfig"]
 
 _ISOLATION = ("auto", "process", "none")
+_UNKNOWN_TOOL_MODES = ("observe", "format_error")
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,20 @@ class EnvConfig:
     """The LLM judge for sql-mode verifiers (a ``JudgeConfig`` or a dict of its fields). None:
     sql-mode episodes end ``awaiting_judge``, unscored. Set: they are judged in one batch per
     step and rewarded by ``rewards.judge_table``."""
+    unknown_tool: Literal["observe", "format_error"] = "observe"
+    """A call to a tool the world does not have. 'observe' (AWM's agent): the observation is
+    AWM's ``Error: ...`` text, reward 0, the episode goes on, ``info["tool_outcome"]`` is
+    ``unknown_tool``. 'format_error': a malformed action (``rewards.format_error``, the episode
+    ends)."""
     rubric: Rubric | None = None
     """A reward composition (``awm_gym.scoring.rubrics``) replacing the default label -> reward mapping
     for final answers; it may combine the code verifier, the judge and format checks."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verifier_mode", VerifierMode.coerce(self.verifier_mode))
+        if self.unknown_tool not in _UNKNOWN_TOOL_MODES:
+            raise ValueError(f"EnvConfig.unknown_tool={self.unknown_tool!r}: choose one of "
+                             f"{', '.join(map(repr, _UNKNOWN_TOOL_MODES))}.")
         if self.isolation not in _ISOLATION:
             raise ValueError(f"EnvConfig.isolation={self.isolation!r}: choose one of "
                              f"{', '.join(map(repr, _ISOLATION))}.")

@@ -25,7 +25,14 @@ from awm_gym.errors import EnvUsageError, UnknownWorldError
 from awm_gym.scoring.judge import Turn
 from awm_gym.scoring.scorer import FinishedEpisode, Scorer
 from awm_gym.scoring.verifier_pool import VerifierPool
-from awm_gym.tools.actions import FinalAnswer, ListTools, Malformed, ToolCall, parse_action
+from awm_gym.tools.actions import (
+    FinalAnswer,
+    ListTools,
+    Malformed,
+    ToolCall,
+    UnknownTool,
+    parse_action,
+)
 from awm_gym.tools.catalogue import format_tools_text
 from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.host import PreparedWorld, prepare_world
@@ -217,9 +224,12 @@ class WorldRuntime:
         inst.done = inst.steps >= self.config.max_episode_steps
         return inst.done
 
-    def _act(self, inst: _Instance, parsed: ToolCall | ListTools | Malformed) -> StepOutcome:
+    def _act(self, inst: _Instance, parsed: ToolCall | ListTools | UnknownTool | Malformed
+             ) -> StepOutcome:
         rewards = self.config.rewards
         info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps}
+        if isinstance(parsed, UnknownTool) and self.config.unknown_tool == "format_error":
+            parsed = Malformed(parsed.hint, parsed.dropped_calls)
         if isinstance(parsed, Malformed):
             inst.done = True
             info.update({K.ACTION_KIND: "malformed", K.FORMAT_ERROR: True,
@@ -229,6 +239,10 @@ class WorldRuntime:
         if isinstance(parsed, ListTools):
             info[K.ACTION_KIND] = "list_tools"
             text = self.tools_text(inst.world)
+        elif isinstance(parsed, UnknownTool):  # AWM's agent answers and the episode goes on
+            text = f"Error: {parsed.awm_text}"
+            info.update({K.ACTION_KIND: "tool_call", K.TOOL: parsed.name,
+                         K.TOOL_OUTCOME: "unknown_tool", K.TOOL_STATUS: -1, K.ERROR: parsed.hint})
         else:
             assert isinstance(parsed, ToolCall)
             result = self._prepared[inst.world].host.call(

@@ -1,14 +1,26 @@
-"""Check a world set: template build failures, tool defects, and every task proved solvable.
+"""Triage a world set: what is wrong with each world, by severity, one world at a time.
 
-For each world, :func:`check_world` builds the template (reporting failed DDL and INSERTs),
-executes the code (reporting load errors and :class:`~awm_gym.tools.host.WorldDefect` s), and for
-each task:
+:func:`iter_check` yields one :class:`WorldReport` per world as soon as that world is checked
+(``awm check`` prints it then); :func:`check_world` collects them. For each world:
 
-* runs its verifier on the untouched state: one that already says ``complete`` is reported
-  (AWM's own validation never catches these no-op passes);
-* when the task has a reference solution (``gen_solutions.jsonl``), replays it through a real
-  environment instance: a reference call that errors is reported, and the verifier must say
-  ``complete`` afterwards.
+1. world-set problems of its rows (defect);
+2. seed INSERTs that read the clock, ``datetime('now')`` and friends (a defect, or info when
+   every task of the world is proved below on ``EnvConfig.clock``; :mod:`probe`);
+3. load: build the template and execute the code; a world that cannot load or list its tools is
+   an error and the check moves on;
+4. failed DDL blocks and seed INSERTs (one defect), defects of the generated code
+   (:class:`~awm_gym.tools.host.WorldDefect`: duplicate or shadowed routes and operation ids are
+   defects, blocking ``async def`` handlers are info);
+5. every ``GET`` tool called with arguments drawn from the seed rows: a bare 500 or a hang is a
+   defect (:func:`~awm_gym.manager.probe.probe_read_tools`);
+6. each task: its verifier on the untouched state (``complete`` there is a defect: the task is
+   done before the agent starts; a crash is a defect), then, with a reference solution
+   (``gen_solutions.jsonl``), the solution replayed through a real instance: a failing call or
+   a verifier that does not say ``complete`` after it is a defect. Tasks without a reference
+   solution are one info line for the world.
+
+Anything else that raises while one world is checked becomes an error finding of that world
+(``check_failed``, traceback in its detail), and the next world is checked.
 
 Example:
     >>> [report] = check_world(worlds=["spotify"])
@@ -19,17 +31,26 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import traceback
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.errors import WorldLoadError
+from awm_gym.manager.findings import Finding, Severity, format_finding
+from awm_gym.manager.probe import find_clock_seeds, probe_read_tools
+from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
 from awm_gym.tools.actions import format_tool_call
+from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["check_world", "WorldReport", "TaskReport"]
+__all__ = ["check_world", "iter_check", "WorldReport", "TaskReport"]
+
+_HOST_DEFECT_SEVERITY = {"blocking_async_handler": Severity.INFO}  # every other kind: defect
+_SHOWN = 5  # items named in a one-line message before "..."
 
 
 @dataclass(frozen=True)
@@ -42,95 +63,276 @@ class TaskReport:
     """The verifier's label on the untouched state (should not be ``complete``)."""
     solved_label: str | None
     """The verifier's label after replaying the reference solution (should be ``complete``)."""
-    issues: tuple[str, ...] = ()
+    has_solution: bool = False
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def issues(self) -> tuple[str, ...]:
+        """The messages of this task's findings."""
+        return tuple(f.message for f in self.findings)
 
     @property
     def proved(self) -> bool:
-        return self.solved_label == "complete" and self.noop_label != "complete" and not self.issues
+        """The verifier says incomplete before and complete after the reference solution."""
+        return (self.solved_label == "complete" and self.noop_label != "complete"
+                and not self.findings)
 
 
 @dataclass(frozen=True)
 class WorldReport:
-    """The checks of one world."""
+    """The checks of one world: its findings, and per task what the verifier said."""
 
     world: str
-    load_error: str | None = None
+    findings: tuple[Finding, ...] = ()
+    tasks: tuple[TaskReport, ...] = field(default_factory=tuple)
     inserts_failed: int = 0
     tables_failed: int = 0
     template_failures: tuple[tuple[str, int, str], ...] = ()
-    defects: tuple[str, ...] = ()
-    problems: tuple[str, ...] = ()
-    tasks: tuple[TaskReport, ...] = field(default_factory=tuple)
+    tools_probed: int = 0
+
+    @property
+    def all_findings(self) -> tuple[Finding, ...]:
+        """The world's findings, then its tasks' findings."""
+        return self.findings + tuple(f for t in self.tasks for f in t.findings)
+
+    @property
+    def worst(self) -> Severity | None:
+        """The worst severity found (None when nothing was found)."""
+        return max((f.severity for f in self.all_findings), default=None)
+
+    @property
+    def load_error(self) -> str | None:
+        """Why the world could not be loaded, if it could not."""
+        return next((f.message for f in self.findings if f.kind == "load_error"), None)
 
     @property
     def tasks_proved(self) -> int:
         return sum(t.proved for t in self.tasks)
 
     @property
-    def issues(self) -> list[str]:
-        out = [f"load error: {self.load_error}"] if self.load_error else []
-        out += [f"template: {t} statement {i}: {e}" for t, i, e in self.template_failures]
-        out += [f"defect: {d}" for d in self.defects]
-        out += [f"problem: {p}" for p in self.problems]
-        for t in self.tasks:
-            out += [f"task {t.task_idx}: {issue}" for issue in t.issues]
-        return out
+    def ok(self) -> bool:
+        """Nothing worse than info was found."""
+        return self.worst is None or self.worst < Severity.DEFECT
 
     @property
-    def ok(self) -> bool:
-        """No load error, template failure or world-set problem, and every task passes its checks
-        (defects are reported but do not fail a world: they are how AWM's own server behaves)."""
-        return (self.load_error is None and not self.template_failures and not self.problems
-                and all(not t.issues for t in self.tasks))
+    def status(self) -> str:
+        """``OK`` | ``DEFECT`` | ``ERROR``: the world's worst severity, as the report's head."""
+        return "OK" if self.ok else self.worst.name  # type: ignore[union-attr]
 
-    def summary(self) -> str:
-        head = (f"{self.world}: {'OK' if self.ok else 'ISSUES'} | tasks proved "
-                f"{self.tasks_proved}/{len(self.tasks)} | inserts failed {self.inserts_failed} | "
-                f"defects {len(self.defects)}")
-        return "\n".join([head, *(f"  - {issue}" for issue in self.issues)])
+    @property
+    def issues(self) -> list[str]:
+        """One line per defect or error (``<kind>: <message>``), world first, then tasks."""
+        return [f"{f.kind}: {f.message}" for f in self.all_findings
+                if f.severity >= Severity.DEFECT]
+
+    def summary(self, width: int | None = None, verbose: bool = False) -> str:
+        """The report as ``awm check`` prints it: a head line, then one line per finding (cut to
+        ``width``), or with ``verbose`` every finding whole and its detail indented under it."""
+        counts = {s: sum(f.severity is s for f in self.all_findings) for s in Severity}
+        found = ", ".join(f"{n} {s}" if s is Severity.INFO else _count(n, str(s))
+                          for s, n in sorted(counts.items(), reverse=True) if n)
+        head = (f"{self.world}: {self.status} | tasks proved {self.tasks_proved}/"
+                f"{len(self.tasks)}" + (f" | {found}" if found else ""))
+        lines = [head]
+        for f in sorted(self.all_findings, key=lambda f: -f.severity):
+            lines.append(format_finding(f, None if verbose else width))
+            if verbose and f.detail and f.detail not in f.message:
+                lines.extend("            " + ln for ln in f.detail.splitlines())
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON for ``awm check --json`` (one object per world)."""
+        return {"world": self.world, "status": self.status.lower(),
+                "tasks": len(self.tasks), "tasks_proved": self.tasks_proved,
+                "inserts_failed": self.inserts_failed, "tables_failed": self.tables_failed,
+                "tools_probed": self.tools_probed,
+                "findings": [f.to_dict() for f in self.all_findings],
+                "task_labels": [{"task_idx": t.task_idx, "verifier_mode": t.verifier_mode,
+                                 "noop_label": t.noop_label, "solved_label": t.solved_label}
+                                for t in self.tasks]}
 
 
-def _check_task(runtime, world, t: int) -> TaskReport:  # noqa: ANN001
-    from awm_gym.scoring.verifier_pool import VerifyJob
+def _count(n: int, noun: str) -> str:
+    """``1 table``, ``3 tables``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
+
+def _listed(items: Sequence[object]) -> str:
+    shown = ", ".join(map(str, items[:_SHOWN]))
+    return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOWN else "")
+
+
+def _check_task(runtime: WorldRuntime, world: str, t: int) -> TaskReport:
     wdef = runtime.world_set[world]
+    solution = wdef.solutions[t]
     verifier = runtime.verifier_for(world, t)
     if verifier is None:
-        return TaskReport(t, None, None, None, ("no verifier for this task",))
+        return TaskReport(t, None, None, None, solution is not None, (Finding(
+            Severity.DEFECT, "no_verifier", f"task {t} has no verifier: it cannot be scored",
+            task_idx=t),))
     prepared = runtime.prepared(world)
     [noop] = runtime.scorer.pool().run([VerifyJob(verifier.code, verifier.function_name, verifier.mode,
                                            prepared.template, prepared.template, None)])
-    issues: list[str] = []
+    findings: list[Finding] = []
     if noop.label == "complete":
-        issues.append("verifier says complete on the untouched state")
+        findings.append(Finding(
+            Severity.DEFECT, "complete_on_initial_state",
+            f"task {t}: the verifier says complete on the untouched initial state, so any "
+            "episode that ends at once scores", detail=wdef.tasks[t], task_idx=t))
     elif noop.label == "verifier_error":
-        issues.append(f"verifier error on the untouched state: {noop.error_kind}: {noop.error}")
-    solution = wdef.solutions[t]
+        findings.append(Finding(
+            Severity.DEFECT, "verifier_error",
+            f"task {t}: the verifier fails on the initial state: {noop.error_kind}: "
+            f"{noop.error}", task_idx=t))
     if solution is None:
-        return TaskReport(t, verifier.mode, noop.label, None,
-                          (*issues, "no reference solution (gen_solutions.jsonl)"))
+        return TaskReport(t, verifier.mode, noop.label, None, False, tuple(findings))
     runtime.reset([0], [0], [t], [world])
     solved_label = None
     for k, call in enumerate(solution.calls):
         [out] = runtime.step([0], [format_tool_call(call.tool, call.arguments)])
-        kind = out.info.get("action_kind")
-        if kind != "tool_call" or out.info.get("tool_outcome") != "ok":
-            issues.append(f"reference call {k} ({call.tool}) failed: "
-                          f"{out.info.get('error') or out.observation[:300]}")
+        if out.info.get("action_kind") != "tool_call" or out.info.get("tool_outcome") != "ok":
+            findings.append(Finding(
+                Severity.DEFECT, "solution_failed",
+                f"task {t}: reference call {k} ({call.tool}) failed: "
+                f"{out.info.get('error') or out.observation}", detail=out.observation,
+                task_idx=t, tool=call.tool))
         if out.terminated or out.truncated:
-            issues.append(f"the reference solution was cut off at call {k} ({call.tool}): "
-                          + ("the step limit was reached" if out.truncated else
-                             "the episode ended"))
+            findings.append(Finding(
+                Severity.DEFECT, "solution_failed",
+                f"task {t}: the reference solution was cut off at call {k} ({call.tool}): "
+                + ("the step limit was reached" if out.truncated else "the episode ended"),
+                task_idx=t))
             break
     else:
         [out] = runtime.step([0], [solution.final_answer or "Done."])
         solved_label = out.info.get("verifier_label")
         expected = "awaiting_judge" if verifier.mode == "sql" else "complete"
         if solved_label != expected:
-            detail = out.info.get("verifier_error") or ""
-            issues.append(f"verifier says {solved_label!r} after the reference solution {detail}"
-                          .rstrip())
-    return TaskReport(t, verifier.mode, noop.label, solved_label, tuple(issues))
+            error = out.info.get("verifier_error")
+            findings.append(Finding(
+                Severity.DEFECT, "solution_not_verified",
+                f"task {t}: the verifier says {solved_label!r} after the reference solution"
+                + (f" ({error})" if error else ""), task_idx=t))
+    return TaskReport(t, verifier.mode, noop.label, solved_label, True, tuple(findings))
+
+
+def _static_findings(world_set: WorldSet, name: str) -> list[Finding]:
+    """What the rows alone show: world-set problems and seed rows that read the clock."""
+    findings = [Finding(Severity.DEFECT, "world_set_problem", str(p))
+                for p in world_set.problems_for(name)]
+    clock_seeds = find_clock_seeds(world_set[name].samples)
+    if clock_seeds:
+        tables = sorted({s.table for s in clock_seeds})
+        findings.append(Finding(
+            Severity.DEFECT, "seed_reads_clock",
+            f"{_count(len(clock_seeds), 'seed INSERT')} in {_count(len(tables), 'table')} "
+            f"({_listed(tables)}) read the build clock, e.g. {clock_seeds[0].expression}: the "
+            "initial state depends on when the database is built",
+            detail="\n".join(f"{s.table} statement {s.index}: {s.expression}"
+                             for s in clock_seeds)))
+    return findings
+
+
+def _load_findings(runtime: WorldRuntime, name: str) -> list[Finding]:
+    """Template build failures and the generated code's defects."""
+    prepared = runtime.prepared(name)
+    report, findings = prepared.report, []
+    if report.failures:
+        failures = [f"{t} statement {i}: {e}" if i >= 0 else f"{t} DDL: {e}"
+                    for t, i, e in report.failures]
+        parts = [f"{report.tables_failed} of {_count(report.tables_total, 'DDL block')}"
+                 if report.tables_failed else "",
+                 f"{report.inserts_failed} of {_count(report.inserts_total, 'seed INSERT')}"
+                 if report.inserts_failed else ""]
+        findings.append(Finding(
+            Severity.DEFECT, "template",
+            f"{' and '.join(p for p in parts if p)} failed (skipped, as AWM does): "
+            f"{failures[0]}", detail="\n".join(failures)))
+    for defect in prepared.host.defects:
+        severity = _HOST_DEFECT_SEVERITY.get(defect.kind, Severity.DEFECT)
+        message = defect.detail
+        if defect.kind == "blocking_async_handler":
+            message = message.split(" (awm_gym calls them directly")[0]
+        findings.append(Finding(severity, defect.kind,
+                                f"{defect.tool}: {message}" if defect.tool else message,
+                                detail=defect.detail, tool=defect.tool))
+    return findings
+
+
+def _proved_on_this_clock(finding: Finding, clock: str) -> Finding:
+    """Seed rows that read the clock are only info once every task is proved on this clock (the
+    built-in worlds place history relative to "now" on purpose; AWM output has no proofs)."""
+    return replace(finding, severity=Severity.INFO,
+                   message=f"{finding.message}; every task is proved with the clock at {clock}")
+
+
+def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: VerifierPool
+               ) -> WorldReport:
+    findings = _static_findings(world_set, name)
+    try:
+        runtime = WorldRuntime(world_set, [name], 1, config, verifier_pool=pool)
+    except WorldLoadError as e:
+        return WorldReport(name, (*findings, Finding(Severity.ERROR, "load_error", str(e))))
+    try:
+        prepared = runtime.prepared(name)
+        findings += _load_findings(runtime, name)
+        probed, failures = probe_read_tools(prepared.host, prepared.template, runtime.clock,
+                                            config.tool_timeout_s)
+        for failure in failures:
+            what = "answers a bare 500" if failure.outcome == "crash" else "times out"
+            findings.append(Finding(
+                Severity.DEFECT, "tool_fails_on_seed_arguments",
+                f"{failure.tool} {what} to {failure.arguments} (drawn from the seed rows): "
+                f"{failure.detail}", detail=failure.detail, tool=failure.tool))
+        tasks = tuple(_check_task(runtime, name, t)
+                      for t in range(len(runtime.world_set[name].tasks)))
+        mutated = prepared.host.mutated_state()
+        if mutated:  # after the probes and the reference solutions ran
+            findings.append(Finding(
+                Severity.DEFECT, "module_state",
+                f"handlers change module-level variables ({', '.join(mutated)}): that state is "
+                "shared by every instance in a process and survives resets"))
+    finally:
+        runtime.close()  # leaves the shared pool open
+    if tasks and all(t.proved for t in tasks):
+        findings = [_proved_on_this_clock(f, config.clock) if f.kind == "seed_reads_clock" else f
+                    for f in findings]
+    unsolved = [t.task_idx for t in tasks if not t.has_solution]
+    if unsolved:
+        findings.append(Finding(
+            Severity.INFO, "no_reference_solution",
+            f"{len(unsolved)} of {len(tasks)} tasks have no reference solution "
+            f"(gen_solutions.jsonl), so they are not proved solvable: tasks {_listed(unsolved)}"))
+    report = prepared.report
+    return WorldReport(name, tuple(findings), tasks, report.inserts_failed, report.tables_failed,
+                       report.failures, probed)
+
+
+def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
+               config: EnvConfig | None = None) -> Iterator[WorldReport]:
+    """Check every world (or ``worlds``) of the world set at ``path`` (built-ins when None),
+    yielding each :class:`WorldReport` as soon as its world is done.
+
+    Example:
+        >>> report = next(iter_check(worlds=["spotify"]))
+        >>> report.status, report.worst
+        ('OK', <Severity.INFO: 0>)
+    """
+    config = config or EnvConfig(max_episode_steps=1000)
+    world_set = get_world_set(path)
+    names = [world_set[w].name for w in worlds] if worlds else world_set.names()
+    with VerifierPool(num_workers=config.verifier_workers,
+                      timeout_s=config.verifier_timeout_s) as pool:  # one pool for every world
+        for name in names:
+            try:
+                report = _check_one(world_set, name, config, pool)
+            except Exception as e:  # noqa: BLE001 - the boundary: one world must not stop the set
+                logger.debug("checking %s raised", name, exc_info=True)  # also in the report
+                report = WorldReport(name, (Finding(
+                    Severity.ERROR, "check_failed",
+                    f"checking this world raised {type(e).__name__}: {e}",
+                    detail=traceback.format_exc()),))
+            yield report
 
 
 def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,
@@ -138,33 +340,9 @@ def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,
     """Check every world (or ``worlds``) of the world set at ``path`` (built-ins when None).
 
     Returns:
-        One :class:`WorldReport` per world: in name order, or in the order of ``worlds``. A world that cannot load gets a
-        report with ``load_error`` set; the others are still checked.
+        One :class:`WorldReport` per world: in name order, or in the order of ``worlds``. A world
+        that cannot load, or whose check raised, gets a report with an error finding; the
+        others are still checked.
     """
-    from awm_gym.envs.runtime import WorldRuntime
-    from awm_gym.scoring.verifier_pool import VerifierPool
+    return list(iter_check(path, worlds, config=config))
 
-    config = config or EnvConfig(max_episode_steps=1000)
-    world_set = get_world_set(path)
-    names = [world_set[w].name for w in worlds] if worlds else world_set.names()
-    reports: list[WorldReport] = []
-    with VerifierPool(num_workers=config.verifier_workers,
-                      timeout_s=config.verifier_timeout_s) as pool:  # one pool for every world
-        for name in names:
-            problems = tuple(str(p) for p in world_set.problems_for(name))
-            try:
-                runtime = WorldRuntime(world_set, [name], 1, config, verifier_pool=pool)
-            except WorldLoadError as e:
-                reports.append(WorldReport(name, load_error=str(e), problems=problems))
-                continue
-            try:
-                prepared = runtime.prepared(name)
-                tasks = tuple(_check_task(runtime, name, t)
-                              for t in range(len(world_set[name].tasks)))
-            finally:
-                runtime.close()  # leaves the shared pool open
-            reports.append(WorldReport(
-                name, None, prepared.report.inserts_failed, prepared.report.tables_failed,
-                prepared.report.failures, tuple(str(d) for d in prepared.host.defects),
-                problems, tasks))
-    return reports

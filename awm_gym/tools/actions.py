@@ -11,8 +11,10 @@ The grammar is AWM's agent's (awm.md section 5), with its lenient JSON reading:
 * A turn without any ``<tool_call>`` is the final answer (``<think>...</think>`` removed).
 
 Stricter than AWM, because a training signal should not guess: an unclosed ``<tool_call>``, JSON
-that cannot be repaired, a missing name, an unknown tool, or arguments that are not an object are
-:class:`Malformed` (AWM would answer with an error text or silently use ``{}``).
+that cannot be repaired, a missing name, or arguments that are not an object are
+:class:`Malformed` (AWM would answer with an error text or silently use ``{}``). A well-formed call
+to a tool the world does not have is :class:`UnknownTool`, which carries AWM's reply text: the
+runtime answers it as AWM does and the episode goes on (``EnvConfig.unknown_tool``).
 
 Example:
     >>> parse_action('<tool_call>{"name": "get_note", "arguments": {"note_id": 2}}</tool_call>',
@@ -20,7 +22,10 @@ Example:
     ToolCall(tool='get_note', arguments={'note_id': 2}, dropped_calls=0)
     >>> parse_action("<think>done</think>It is 42.", {"get_note"})
     FinalAnswer(text='It is 42.')
-    >>> parse_action('<tool_call>{"name": "get_nte"}</tool_call>', {"get_note"}).reason
+    >>> unknown = parse_action('<tool_call>{"name": "get_nte"}</tool_call>', {"get_note"})
+    >>> unknown.awm_text
+    "Unknown tool 'get_nte'. Only 'list_tools' and 'call_tool' are available."
+    >>> unknown.hint
     "unknown tool 'get_nte'. Did you mean 'get_note'? Call list_tools to see every tool."
 """
 
@@ -36,7 +41,7 @@ from typing import Any
 from awm_gym.tools.catalogue import TOOL_PREFIX
 
 __all__ = ["ToolCall", "ListTools", "FinalAnswer", "Malformed", "Action", "parse_action",
-           "strip_thinking", "format_tool_call", "solution_turns"]
+           "strip_thinking", "format_tool_call", "solution_turns", "UnknownTool"]
 
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
@@ -73,7 +78,31 @@ class Malformed:
     dropped_calls: int = field(default=0)
 
 
-Action = ToolCall | ListTools | FinalAnswer | Malformed
+@dataclass(frozen=True, slots=True)
+class UnknownTool:
+    """A well-formed call to a tool the world does not have.
+
+    AWM's agent answers it with an error text and the episode goes on; :attr:`awm_text` is that
+    text (without the ``Error: `` prefix the agent adds). ``name`` is the tool asked for, without
+    the ``mcp_tool_`` prefix; ``via_call_tool`` is True when it came through ``call_tool`` or
+    carried the prefix (AWM's agent then asks the MCP server, which does not find it), False for
+    any other top-level name. ``hint`` is our own message with a "Did you mean" suggestion.
+    """
+
+    name: str
+    via_call_tool: bool
+    hint: str
+    dropped_calls: int = 0
+
+    @property
+    def awm_text(self) -> str:
+        """The text AWM's agent returns for this call (``mcp-agent``'s words for ``call_tool``)."""
+        if self.via_call_tool:
+            return f"Tool '{self.name}' not found"
+        return f"Unknown tool '{self.name}'. Only 'list_tools' and 'call_tool' are available."
+
+
+Action = ToolCall | ListTools | FinalAnswer | Malformed | UnknownTool
 
 
 def format_tool_call(tool: str, arguments: Mapping[str, Any]) -> str:
@@ -155,16 +184,17 @@ def parse_action(text: str, tools: Collection[str]) -> Action:
     if name == "list_tools":
         return ListTools(dropped)
     arguments: Any = call.get("arguments")
+    via_call_tool = name.startswith(TOOL_PREFIX)  # AWM's agent turns these into call_tool
     if name == "call_tool":
         inner = _arguments(arguments)
         if inner is None or not isinstance(inner.get("tool_name"), str):
             return Malformed('call_tool needs {"tool_name": str, "arguments": JSON object '
                              'string}', dropped)
-        name, arguments = inner["tool_name"], inner.get("arguments")
-    if name.startswith(TOOL_PREFIX) and name[len(TOOL_PREFIX):] in tools:
+        name, arguments, via_call_tool = inner["tool_name"], inner.get("arguments"), True
+    if name.startswith(TOOL_PREFIX) and name not in tools:
         name = name[len(TOOL_PREFIX):]
     if name not in tools:
-        return Malformed(_unknown(name, tools).reason, dropped)
+        return UnknownTool(name, via_call_tool, _unknown(name, tools).reason, dropped)
     parsed = _arguments(arguments)
     if parsed is None:
         return Malformed(f"the arguments of {name!r} are not a JSON object", dropped)

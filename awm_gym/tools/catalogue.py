@@ -85,45 +85,44 @@ def build_catalogue(app: Any) -> tuple[list[ToolSpec], dict[str, dict[str, Any]]
     return specs, operation_map
 
 
-def _schema_type(schema: Mapping[str, Any]) -> str:
-    if "type" in schema:
-        t = schema["type"]
-        return "/".join(t) if isinstance(t, list) else str(t)
-    for option in schema.get("anyOf", []) or schema.get("oneOf", []):
-        if option.get("type") not in (None, "null"):
-            return str(option["type"])
-    return "any"
-
-
-def _format_parameters(schema: Mapping[str, Any], indent: str) -> list[str]:
+def _format_parameters(properties: Mapping[str, Any], required: Sequence[str],
+                       indent: str) -> list[str]:
+    """AWM's parameter lines for ``properties`` (rule 4 of awm_list_tools.md)."""
     lines: list[str] = []
-    required = set(schema.get("required", []))
-    for name, prop in (schema.get("properties") or {}).items():
+    for name, prop in properties.items():
         kind = "required" if name in required else "optional"
-        lines.append(f"{indent}- {name}: {_schema_type(prop)} ({kind})")
+        prop_type = prop.get("type", "unknown")  # printed as Python prints it: a list stays a list
+        lines.append(f"{indent}- {name}: {prop_type} ({kind})")
         if prop.get("description"):
             lines.append(f"{indent}  Description: {prop['description']}")
-        if "default" in prop:
+        if prop.get("default") is not None:
             lines.append(f"{indent}  Default: {prop['default']}")
         if prop.get("enum"):
-            lines.append(f"{indent}  Allowed values: {', '.join(map(str, prop['enum']))}")
-        if _schema_type(prop) == "object" and prop.get("properties"):
-            lines.extend(_format_parameters(prop, indent + "    "))
+            lines.append(f"{indent}  Allowed values: {prop['enum']}")
+        if prop_type == "object" and prop.get("properties"):
+            lines.append(f"{indent}  Properties:")
+            lines.extend(_format_parameters(prop["properties"], prop.get("required") or [],
+                                            indent + "    "))
     return lines
 
 
 def format_tools_text(tools: Sequence[ToolSpec], prefix: str = TOOL_PREFIX) -> str:
-    """Render the ``list_tools`` reply the way AWM's agent formats it for a model.
+    """Render the ``list_tools`` reply byte for byte as AWM's agent does.
 
-    Each tool is numbered, named ``mcp_tool_<operation_id>``, its description lines are indented
-    (blank lines dropped), and its parameters are listed with type, required/optional, and
-    description, default and allowed values when present; nested objects recurse, array item
-    schemas are not shown. The layout is reconstructed from AWM's verified output (awm.md 3.4).
+    The rules (``shared/reference/awm_list_tools.md``, read from ``format_tools_for_response`` in
+    AWM's ``core/agent.py``): a tool named ``list_tools`` is left out; tools are numbered and
+    named ``mcp_tool_<operation_id>``; the description's first line follows ``Description:``
+    and its other non-blank lines are indented; ``Parameters: None`` when the input schema has no
+    properties, else one line per property with its ``type`` as Python prints it (``unknown``
+    when absent), ``(required)``/``(optional)``, and the description, a default that is not
+    None, the enum as a Python list, and an object's own properties (``Properties:``, four more
+    spaces) when present; array item schemas are not shown. The text is stripped at the end.
 
     Example:
         >>> print(format_tools_text([ToolSpec("ping", "Ping\\n\\nSays pong.", {"type": "object",
-        ...     "properties": {"n": {"type": "integer", "default": 1}}})]))
-        Available MCP Tools (1 tools):
+        ...     "properties": {"n": {"type": "integer", "default": 1,
+        ...                          "enum": [1, 2]}}}), ToolSpec("now", "", {})]))
+        Available MCP Tools (2 tools):
         ================================================================================
         <BLANKLINE>
         1. mcp_tool_ping
@@ -132,17 +131,26 @@ def format_tools_text(tools: Sequence[ToolSpec], prefix: str = TOOL_PREFIX) -> s
            Parameters:
               - n: integer (optional)
                 Default: 1
+                Allowed values: [1, 2]
+        <BLANKLINE>
+        2. mcp_tool_now
+           Description: 
+           Parameters: None
     """
-    lines = [f"Available MCP Tools ({len(tools)} tools):", "=" * 80]
-    for i, tool in enumerate(tools, start=1):
+    shown = [t for t in tools if t.name != "list_tools"]
+    lines = [f"Available MCP Tools ({len(shown)} tools):", "=" * 80, ""]
+    for i, tool in enumerate(shown, start=1):
         name = tool.name if tool.name.startswith(prefix) else prefix + tool.name
-        desc = [ln.strip() for ln in tool.description.splitlines() if ln.strip()]
-        lines += ["", f"{i}. {name}"]
-        if desc:
-            lines.append(f"   Description: {desc[0]}")
-            lines.extend(f"   {ln}" for ln in desc[1:])
-        params = _format_parameters(tool.input_schema, "      ")
-        if params:
+        first, *rest = (tool.description or "").split("\n")
+        lines.append(f"{i}. {name}")
+        lines.append(f"   Description: {first.strip()}")
+        lines.extend(f"   {ln.strip()}" for ln in rest if ln.strip())
+        schema = tool.input_schema or {}
+        properties = schema.get("properties")
+        if properties:
             lines.append("   Parameters:")
-            lines.extend(params)
-    return "\n".join(lines)
+            lines.extend(_format_parameters(properties, schema.get("required") or [], "      "))
+        else:
+            lines.append("   Parameters: None")
+        lines.append("")
+    return "\n".join(lines).strip()

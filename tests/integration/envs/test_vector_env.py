@@ -135,13 +135,15 @@ def test_instances_of_different_worlds_are_isolated_in_a_mix(mix_envs: AWMVector
     status = "SELECT status FROM tickets WHERE id = 1"
     assert [envs.runtime.database(i).execute(status).fetchone()[0] for i in (2, 3)] == [
         "closed", "open"]
-    # a notes tool does not exist in a judge_only instance (and vice versa)
+    # a notes tool does not exist in a judge_only instance (and vice versa): AWM's reply
     obs, reward, terminated, _, info = envs.step([
         tool_call("list_tickets"), tool_call("search_notes", {"q": "x"}),
         tool_call("search_notes", {"q": "x"}), tool_call("list_tickets")])
-    assert terminated.tolist() == [True, False, True, False]
-    assert reward[0] == reward[2] == -1.0
-    assert "unknown tool 'list_tickets'" in obs[0] and "unknown tool 'search_notes'" in obs[2]
+    assert not terminated.any() and reward.tolist() == [0.0] * 4
+    assert info["tool_outcome"].tolist() == ["unknown_tool", "ok", "unknown_tool", "ok"]
+    assert obs[0] == ("Error: Unknown tool 'list_tickets'. Only 'list_tools' and 'call_tool' "
+                      "are available.")
+    assert obs[2].startswith("Error: Unknown tool 'search_notes'.")
 
 
 # -- (b) reset ---------------------------------------------------------------------------------
@@ -319,7 +321,7 @@ def test_vector_env_matches_single_envs_step_for_step(tiny_ids: list[str], tiny_
 
 MALFORMED = [
     "<tool_call>{this is: not json at all</tool_call>",
-    tool_call("create_notes", {"title": "x"}),
+    tool_call("call_tool", {"arguments": "{}"}),
     '<tool_call>{"name": "get_note", "arguments": [1, 2]}</tool_call>',
     '<tool_call>{"name": "get_note", "arguments": {"note_id": 1}}',
     123,
@@ -339,7 +341,7 @@ def test_malformed_actions_end_the_episode_with_a_format_error(tiny_path: str) -
         assert info["action_kind"].tolist() == ["malformed"] * len(MALFORMED)
         assert info["reward_valid"].all()
         assert all(o.startswith("Error: ") for o in obs)
-        assert "Did you mean 'create_note'?" in obs[1]
+        assert obs[1].startswith('Error: call_tool needs {"tool_name": str')
         assert "unclosed <tool_call>" in obs[3]
         assert obs[4] == "Error: the action must be a string, got int"
         assert info["error"][1] == obs[1][len("Error: "):]
@@ -528,7 +530,7 @@ def test_reward_config_is_applied(tiny_path: str) -> None:
                         verifier_workers=1)
     try:
         envs.reset(seed=0, options={"task_idx": 0})
-        _, reward, *_ = envs.step(["Budget review", "No idea.", tool_call("nope")])
+        _, reward, *_ = envs.step(["Budget review", "No idea.", "<tool_call>{]</tool_call>"])
         assert reward.tolist() == [5.0, -0.5, -2.0]
     finally:
         envs.close()
@@ -624,7 +626,7 @@ def test_single_env_step_after_the_end(tiny_ids: list[str]) -> None:
                                                           "before reset())")):
             env.step("hello")
         env.reset(seed=0)
-        env.step(tool_call("nope"))
+        env.step("<tool_call>{]</tool_call>")  # malformed: the episode ends
         with pytest.raises(EnvUsageError, match=re.escape("call env.reset(...) first")):
             env.step(tool_call("list_tools"))
         with pytest.raises(EnvUsageError, match=re.escape("Unknown reset options ['reset_mask']")):

@@ -127,7 +127,8 @@ def test_single_env_matches_in_process_on_tool_errors_and_malformed_actions(serv
         tool_call("get_track", {"track_id": "x"}),           # schema: Input validation error
         tool_call("get_track", {"track_id": 999999}),        # the handler fails: an error text
         tool_call("like_track", {"track_id": 21}),           # a write
-        tool_call("no_such_tool", {}),                       # unknown tool: malformed, -1
+        tool_call("no_such_tool", {}),                       # unknown tool: AWM's reply
+        '<tool_call>{"arguments": {}}</tool_call>',          # no name: malformed, -1
     ]
     remote = gym.make("AWM/remote-v0", url=server.url)
     local = gym.make("AWM/spotify-v0")

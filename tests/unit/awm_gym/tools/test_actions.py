@@ -11,6 +11,7 @@ from awm_gym.tools.actions import (
     ListTools,
     Malformed,
     ToolCall,
+    UnknownTool,
     parse_action,
     strip_thinking,
 )
@@ -144,20 +145,39 @@ def test_a_call_without_a_name_is_malformed(body: str) -> None:
 
 def test_unknown_tool_suggests_the_closest_name() -> None:
     action = parse_action(block('{"name": "get_nte", "arguments": {}}'), TOOLS)
-    assert action == Malformed("unknown tool 'get_nte'. Did you mean 'get_note'? "
-                               "Call list_tools to see every tool.", 0)
+    assert action == UnknownTool("get_nte", False, "unknown tool 'get_nte'. Did you mean "
+                                 "'get_note'? Call list_tools to see every tool.", 0)
+    # AWM's agent answers any top-level name but its two meta-tools with this text
+    assert action.awm_text == ("Unknown tool 'get_nte'. Only 'list_tools' and 'call_tool' are "
+                               "available.")
 
 
 def test_unknown_tool_without_close_match_points_to_list_tools() -> None:
     action = parse_action(block('{"name": "zzzzzz"}'), TOOLS)
-    assert action == Malformed("unknown tool 'zzzzzz'. Call list_tools to see every tool.", 0)
+    assert isinstance(action, UnknownTool)
+    assert action.hint == "unknown tool 'zzzzzz'. Call list_tools to see every tool."
 
 
 def test_unknown_tool_through_call_tool() -> None:
-    text = block(json.dumps({"name": "call_tool", "arguments": {"tool_name": "serch_notes"}}))
+    text = (block(json.dumps({"name": "call_tool", "arguments": {"tool_name": "serch_notes"}}))
+            + block('{"name": "list_tools"}'))
     action = parse_action(text, TOOLS)
-    assert isinstance(action, Malformed)
-    assert "unknown tool 'serch_notes'. Did you mean 'search_notes'?" in action.reason
+    assert isinstance(action, UnknownTool) and action.via_call_tool
+    assert (action.name, action.dropped_calls) == ("serch_notes", 1)
+    assert "unknown tool 'serch_notes'. Did you mean 'search_notes'?" in action.hint
+    # what mcp-agent (AWM's MCP client) answers for a name its server does not list
+    assert action.awm_text == "Tool 'serch_notes' not found"
+
+
+@pytest.mark.parametrize("body", [
+    '{"name": "mcp_tool_get_nte", "arguments": {}}',
+    '{"name": "call_tool", "arguments": {"tool_name": "mcp_tool_get_nte"}}',
+])
+def test_an_unknown_prefixed_name_is_looked_up_without_its_prefix(body: str) -> None:
+    action = parse_action(block(body), TOOLS)
+    assert isinstance(action, UnknownTool)
+    assert (action.name, action.via_call_tool) == ("get_nte", True)
+    assert action.awm_text == "Tool 'get_nte' not found"
 
 
 @pytest.mark.parametrize("arguments", ["[1, 2]", "5", '"not json"', '"[1]"', "true"])
