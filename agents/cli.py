@@ -30,7 +30,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args
+from awm_gym.cli import main as awm_main
+from awm_gym.cli_config import add_config_arguments, config_from_args
 from awm_gym.errors import CommandLineError
 from awm_gym.llm_endpoint import LLMEndpoint
 
@@ -72,13 +73,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def main_train(argv: list[str] | None = None) -> int:
-    """``scripts/train.py``: ``awm train`` as a standalone script."""
-    parser = CommandParser(prog="train.py")
-    add_subcommands(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
-    return int(args.func(args))
+    """``scripts/train.py``: ``awm train`` as a standalone script (the same options, and the
+    same one-line failures)."""
+    return awm_main(["train", *(sys.argv[1:] if argv is None else argv)])
 
 
 @dataclass(frozen=True)

@@ -222,6 +222,7 @@ def config_from_args(cfg: Any, args: argparse.Namespace, *, _prefix: str = "") -
         ValueError (or the config's own error): a value the config rejects.
     """
     given = vars(args)
+    hints = typing.get_type_hints(cfg if isinstance(cfg, type) else type(cfg))
     changes: dict[str, Any] = {}
     for name, value in _defaults(cfg).items():
         path = _prefix + name
@@ -234,6 +235,10 @@ def config_from_args(cfg: Any, args: argparse.Namespace, *, _prefix: str = "") -
             if isinstance(new_value, list):  # nargs="+": "none" alone means None
                 new_value = None if [str(v).lower() for v in new_value] == ["none"] else \
                     tuple(new_value)
+            inner = _unwrap(hints[name])[0]
+            if isinstance(inner, type) and issubclass(inner, enum.Enum) and \
+                    isinstance(new_value, str):  # argparse checked it is one of the values
+                new_value = inner(new_value)
             changes[name] = new_value
     if isinstance(cfg, type):
         return cfg(**changes)

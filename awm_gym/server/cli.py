@@ -19,18 +19,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import logging
 from dataclasses import dataclass
 
 from awm_gym.cli_config import add_config_arguments, config_from_args
 from awm_gym.envs.config import EnvConfig
-from awm_gym.remote.client import mcp_url
-from awm_gym.remote.mcp_check import list_mcp_tools
 from awm_gym.server.config import ServerConfig
 
 __all__ = ["add_subcommands", "server_config", "start_flag", "START_ENV_FIELDS", "CheckOptions"]
-
-logger = logging.getLogger(__name__)
 
 START_ENV_FIELDS = ("max_episode_steps", "tool_timeout_s", "verifier_timeout_s",
                     "verifier_workers", "verifier_mode", "num_workers")
@@ -86,6 +81,10 @@ def _cmd_start(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    # awm_gym.remote loads the env runtime and SQLAlchemy (~1 s): only when a check runs
+    from awm_gym.remote.client import mcp_url
+    from awm_gym.remote.mcp_check import list_mcp_tools
+
     options = config_from_args(CheckOptions, args)
     url = mcp_url(options.url)
     tools = list_mcp_tools(url, timeout_s=options.timeout_s)
