@@ -6,8 +6,9 @@ its argparse options from here, so each description is written once. The convent
 
 * flags are kebab-case: field ``num_envs`` is ``--num-envs``; the snake_case spelling
   (``--num_envs``) is accepted as a hidden alias, as AWM's users type it;
-* a nested dataclass is a section: ``--rollout.group-size``, unless it is *flattened*
-  (its fields get no prefix: ``SynthConfig.llm.model`` is ``--model``);
+* a nested dataclass is a section: ``--rollout.group-size`` (``--rollout-group-size`` works
+  too), unless it is *flattened* (its fields get no prefix: ``SynthConfig.llm.model`` is
+  ``--model``);
 * ``names`` renames a flag (``{"llm.base_url": "api-url"}``), ``aliases`` adds hidden old
   spellings, ``skip`` leaves fields out, ``positional`` makes fields positional arguments;
 * types come from the annotations: ``int``/``float``/``str``, ``bool`` (``--x`` / ``--no-x``),
@@ -190,8 +191,9 @@ def add_config_arguments(parser: argparse.ArgumentParser, cfg: Any, *,
                                 default=argparse.SUPPRESS, type=_converter(inner, optional))
             continue
         flag = "--" + names.get(path, _flag_prefix + name.replace("_", "-"))
-        hidden = [f for f in ({flag.replace("-", "_").replace("__", "--", 1)}
-                              | set(aliases.get(path, ()))) if f != flag]
+        snake = flag.replace("-", "_").replace("__", "--", 1)
+        hidden = [f for f in ({snake, flag.replace(".", "-")} | set(aliases.get(path, ())))
+                  if f != flag]
         kwargs: dict[str, Any] = {"dest": path, "default": argparse.SUPPRESS}
         if inner is bool:
             kwargs["action"] = argparse.BooleanOptionalAction

@@ -66,7 +66,7 @@ def _parse(*argv: str, **kwargs: object) -> Outer:
 def test_kebab_flags_snake_aliases_sections_and_types() -> None:
     cfg = _parse("data", "--num_envs", "7", "--names", "a", "b", "--names", "c", "--ids", "1",
                  "2", "--color", "blue", "--mode", "append", "--limit", "none", "--quiet",
-                 "--inner.batch-size", "5", "--inner.extra", '{"k": [1]}', "--flat-batch", "9")
+                 "--inner-batch-size", "5", "--inner.extra", '{"k": [1]}', "--flat-batch", "9")
     assert cfg == Outer(path="data", num_envs=7, names=("a", "b", "c"), ids=(1, 2),
                         color=Color.BLUE, mode="append", limit=None, quiet=True,
                         inner=Inner(batch_size=5, extra={"k": [1]}), flat=Inner(batch_size=9))
