@@ -5,7 +5,10 @@
   The summary (success before and after) goes to stdout as JSON, progress to stderr.
 * ``awm agent --world W --task T --endpoint URL``: AWM's demo agent on our runtime: one episode
   of task ``T`` (an index, or the task's text) with an OpenAI-compatible endpoint; each turn is
-  printed, then the verifier's verdict.
+  printed, then the verifier's verdict. Its options are the fields of :class:`AgentOptions`.
+
+Both build their options with :mod:`awm_gym.cli_config` (kebab-case flags, help from the field
+docstrings).
 
 Example:
     >>> import argparse
@@ -24,16 +27,24 @@ import difflib
 import json
 import logging
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["add_subcommands", "train_config_from_args", "main_train"]
+from awm_gym.cli import main as awm_main
+from awm_gym.cli_config import add_config_arguments, config_from_args
+from awm_gym.errors import CommandLineError
+from awm_gym.llm_endpoint import LLMEndpoint
+
+from .chat_format import CatalogueMode
+from .policies.sampling import SamplingConfig
+
+__all__ = ["add_subcommands", "train_config_from_args", "main_train", "AgentOptions"]
 
 logger = logging.getLogger(__name__)
 
 
 def _add_train(sub: Any) -> None:
-    from .cli_args import add_config_arguments
-    from .config import TrainConfig
+    from .config import TrainConfig  # the trainer's configs import torch-side modules
 
     p = sub.add_parser("train", help="build/SFT/GRPO/evaluate a tool-use agent (the main job)",
                        description="Run the training job; every option is a TrainConfig field.")
@@ -43,8 +54,7 @@ def _add_train(sub: Any) -> None:
 
 def train_config_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~agents.config.TrainConfig` the parsed ``awm train`` options describe."""
-    from .cli_args import config_from_args
-    from .config import TrainConfig
+    from .config import TrainConfig  # the trainer's configs import torch-side modules
 
     return config_from_args(TrainConfig(), args)
 
@@ -63,34 +73,55 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def main_train(argv: list[str] | None = None) -> int:
-    """``scripts/train.py``: ``awm train`` as a standalone script."""
-    parser = argparse.ArgumentParser(prog="train.py")
-    add_subcommands(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
-    return int(args.func(args))
+    """``scripts/train.py``: ``awm train`` as a standalone script (the same options, and the
+    same one-line failures)."""
+    return awm_main(["train", *(sys.argv[1:] if argv is None else argv)])
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """``awm agent``: one task, acted by an OpenAI-compatible endpoint, on the in-process runtime.
+
+    Example:
+        >>> AgentOptions(world="spotify", task="0").endpoint.base_url
+        'http://127.0.0.1:8000/v1'
+    """
+
+    world: str
+    """World name (see `awm list`)."""
+    task: str
+    """Task index, or the task's text."""
+    endpoint: LLMEndpoint = field(default_factory=LLMEndpoint)
+    """The endpoint that acts."""
+    world_set: str | None = None
+    """World set directory (None: the built-in worlds)."""
+    max_turns: int = 30
+    """Turn limit."""
+    window: int | None = None
+    """History window: the last this-many turns are shown (none: the full history, as AWM's
+    agent)."""
+    catalogue: CatalogueMode = CatalogueMode.FULL
+    """Tool catalogue in the prompt."""
+    sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(max_new_tokens=2048))
+    """How each turn is sampled."""
+    transcript: str | None = None
+    """Write an HTML transcript to this folder."""
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1:
+            raise CommandLineError(f"--max-turns {self.max_turns}: must be >= 1.")
+        if self.window is not None and self.window < 1:
+            raise CommandLineError(f"--window {self.window}: must be >= 1, or none for the full "
+                                   "history.")
 
 
 def _add_agent(sub: Any) -> None:
     p = sub.add_parser("agent", help="run one task with an LLM endpoint (AWM's demo agent)",
                        description="One episode of a task, acted by an OpenAI-compatible "
                                    "endpoint, on the in-process runtime.")
-    p.add_argument("--world", required=True, help="world name (see `awm list`)")
-    p.add_argument("--task", required=True, help="task index, or the task's text")
-    p.add_argument("--endpoint", default="http://127.0.0.1:8000/v1",
-                   help="OpenAI-compatible /v1 URL (default: %(default)s)")
-    p.add_argument("--model", default=None, help="model name (default: the endpoint's first)")
-    p.add_argument("--world-set", default=None, help="world set directory (default: built-in)")
-    p.add_argument("--max-turns", type=int, default=30, help="turn limit (default: 30)")
-    p.add_argument("--window", default="none",
-                   help="history window w: an int, or none for the full history (default: none,"
-                        " as AWM's agent)")
-    p.add_argument("--catalogue", default="full", choices=["full", "compact", "names", "none"],
-                   help="tool catalogue in the prompt (default: full)")
-    p.add_argument("--temperature", type=float, default=1.0, help="default: 1.0")
-    p.add_argument("--max-new-tokens", type=int, default=2048, help="per turn (default: 2048)")
-    p.add_argument("--transcript", default=None, help="write an HTML transcript to this folder")
+    add_config_arguments(p, AgentOptions, flatten={"endpoint", "sampling"},
+                         names={"endpoint.base_url": "endpoint"},
+                         skip={"sampling.top_p", "sampling.max_prompt_tokens"})
     p.set_defaults(func=_cmd_agent)
 
 
@@ -98,13 +129,13 @@ def _resolve_task(tasks: list[str], task: str, world: str) -> int:
     if task.isdigit():
         idx = int(task)
         if idx >= len(tasks):
-            raise SystemExit(f"--task {idx}: {world} has tasks 0..{len(tasks) - 1}.")
+            raise CommandLineError(f"--task {idx}: {world} has tasks 0..{len(tasks) - 1}.")
         return idx
     if task in tasks:
         return tasks.index(task)
     close = difflib.get_close_matches(task, tasks, n=1, cutoff=0.5)
     hint = f" Did you mean {close[0]!r}?" if close else " Run `awm list` and give an index."
-    raise SystemExit(f"--task {task!r} is not a task of {world}.{hint}")
+    raise CommandLineError(f"--task {task!r} is not a task of {world}.{hint}")
 
 
 def _cmd_agent(args: argparse.Namespace) -> int:
@@ -114,21 +145,22 @@ def _cmd_agent(args: argparse.Namespace) -> int:
 
     from .chat_format import ChatFormatConfig
     from .grpo.rollout import EpisodeSpec, collect_episodes, to_episode
-    from .policies.openai_policy import EndpointConfig, OpenAIPolicy
-    from .policies.sampling import SamplingConfig
+    from .policies.openai_policy import OpenAIPolicy
 
-    window = None if args.window.lower() == "none" else int(args.window)
-    kwargs: dict[str, Any] = {"worlds": [args.world], "max_episode_steps": args.max_turns}
-    if args.world_set:
-        kwargs["world_set"] = args.world_set
+    options = config_from_args(AgentOptions, args)
+    kwargs: dict[str, Any] = {"worlds": [options.world], "max_episode_steps": options.max_turns}
+    if options.world_set:
+        kwargs["world_set"] = options.world_set
     envs = gym.make_vec("AWM/mix-v0", num_envs=1, **kwargs)
-    policy = OpenAIPolicy(EndpointConfig(base_url=args.endpoint, model=args.model),
-                          ChatFormatConfig(history_turns=window, catalogue=args.catalogue),
-                          SamplingConfig(temperature=args.temperature,
-                                         max_new_tokens=args.max_new_tokens))
     try:
-        world = envs.runtime.world_set[args.world].name
-        task_idx = _resolve_task(list(envs.runtime.world_set[world].tasks), args.task, world)
+        policy = OpenAIPolicy(options.endpoint, ChatFormatConfig(
+            history_turns=options.window, catalogue=options.catalogue), options.sampling)
+    except BaseException:
+        envs.close()
+        raise
+    try:
+        world = envs.runtime.world_set[options.world].name
+        task_idx = _resolve_task(list(envs.runtime.world_set[world].tasks), options.task, world)
         (traj,) = collect_episodes(envs, policy, [EpisodeSpec(world, task_idx, 0)])
         print(f"task: {traj.task}")
         for k, turn in enumerate(traj.turns, start=1):
@@ -138,10 +170,10 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         label = traj.turns[-1].info.get("verifier_label") if traj.turns else None
         print(f"=== reward {traj.reward} | success {traj.success} | verifier {label} | "
               f"truncation {traj.truncation}")
-        if args.transcript:
+        if options.transcript:
             from awm_gym.manager.transcripts import write_transcripts
 
-            write_transcripts([to_episode(traj, 0, policy.name)], args.transcript,
+            write_transcripts([to_episode(traj, 0, policy.name)], options.transcript,
                               title=f"awm agent: {world} task {task_idx}")
     finally:
         policy.close()

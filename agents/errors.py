@@ -1,18 +1,23 @@
 """The errors ``agents`` raises: one base class and one subclass per boundary a failure crosses.
 
 Example:
-    >>> issubclass(ProviderError, AgentsError)
+    >>> issubclass(AgentConfigError, AWMGymError)
     True
+    >>> ProviderError.__module__    # the one endpoint error, shared with awm_gym and synth
+    'awm_gym.errors'
 """
 
 from __future__ import annotations
+
+from awm_gym.errors import AWMGymError, ProviderError
 
 __all__ = ["AgentsError", "AgentConfigError", "ModelLoadError", "ProviderError",
            "DatasetFormatError", "CheckpointError"]
 
 
-class AgentsError(Exception):
-    """Base class of every error raised by :mod:`agents`."""
+class AgentsError(AWMGymError):
+    """Base class of every error raised by :mod:`agents` (itself an ``AWMGymError``, so the ``awm``
+    command reports it in one line)."""
 
 
 class AgentConfigError(AgentsError, ValueError):
@@ -21,10 +26,6 @@ class AgentConfigError(AgentsError, ValueError):
 
 class ModelLoadError(AgentsError):
     """A model, tokenizer or inference engine could not be loaded from the given path."""
-
-
-class ProviderError(AgentsError):
-    """An OpenAI-compatible endpoint failed after retries, or gave a non-retryable error."""
 
 
 class DatasetFormatError(AgentsError):

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from awm_gym.atomic_io import write_text_atomic
+
 from .config import TrainConfig, config_to_dict
 from .evaluate import EvalResult, evaluate_policy
 from .grpo.config import BackendKind
@@ -40,9 +42,7 @@ __all__ = ["run_training", "make_envs", "record_oracle", "prepare_start_model"]
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(data, indent=2))
 
 
 def make_envs(cfg: TrainConfig, num_envs: int) -> Any:

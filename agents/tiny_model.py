@@ -21,10 +21,11 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from awm_gym.atomic_io import make_temp_dir
 
 from .errors import AgentConfigError
 
@@ -195,7 +196,7 @@ def build_tiny_model(out_dir: str | os.PathLike[str], cfg: TinyModelConfig | Non
     tokenizer = _build_tokenizer(cfg)
     model = _build_model(cfg, tokenizer)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    tmp = make_temp_dir(out.parent, prefix=f".{out.name}.")
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
     (tmp / "tiny_model.json").write_text(json.dumps(asdict(cfg), indent=2))  # manifest last

@@ -1,15 +1,20 @@
 """The ``awm`` command line: thin wrappers that parse arguments and call one library function.
 
-Subcommands: ``awm list [PATH]`` (worlds and their ids), ``awm check [PATH] [--world W]
-[--verbose | --json]`` (:func:`awm_gym.manager.check.iter_check`; one block per world as it is
-checked; exit status 0 when nothing worse than info was found, 1 for a defect, 2 for an error),
-``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
+Subcommands: ``awm list [PATH]`` (worlds and their ids, ``AWM/mix-v0`` included), ``awm check
+[PATH] [--world W] [--verbose | --json]`` (:func:`awm_gym.manager.check.iter_check`; one block
+per world as it is checked; exit status 0 when nothing worse than info was found, 1 for a defect,
+2 for an error), ``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
 vector env and print the verifier results), and the :class:`~awm_gym.manager.world.World` verbs:
 ``awm eval ENV --policy P`` (:meth:`World.evaluate`), ``awm record ENV NAME --policy P``
 (:meth:`World.record_dataset`) and ``awm render OUT (--dataset NAME | --env ENV --policy P)``
 (:meth:`World.render_transcripts`). ``--policy`` takes ``oracle``, ``random`` or
-``module:Class``, with ``--policy-arg key=value`` for its constructor.
+``module:Class``, with ``--policy-arg key=value`` for its constructor. Each command's options are
+the fields of its dataclass in :mod:`awm_gym.cli_options` (help = the field docstrings).
 Results go to stdout, logs to stderr.
+
+An expected failure (an :class:`~awm_gym.errors.AWMGymError`, a missing file, a bad URL, an
+unreachable server, a bad option value) is one line on stderr, ``awm <cmd>: error: ...``, with
+exit status 2; ``--debug`` (anywhere on the line) prints the traceback too.
 
 The ``awm`` command is the one place where the three packages meet: besides its own
 subcommands it asks each module of :data:`COMMAND_PROVIDERS` that is importable (``synth.cli``,
@@ -20,22 +25,52 @@ else in ``awm_gym`` imports ``synth`` or ``agents``.
 from __future__ import annotations
 
 import argparse
+import difflib
+import importlib
+import json
 import logging
 import sys
+import traceback
 from collections.abc import Sequence
 
-__all__ = ["main", "COMMAND_PROVIDERS"]
+from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args, one_line
+from awm_gym.cli_options import (
+    CheckOptions,
+    DemoOptions,
+    EvalOptions,
+    ListOptions,
+    RecordOptions,
+    RenderOptions,
+    RunOptions,
+)
+from awm_gym.errors import AWMGymError, CommandLineError, UnknownWorldError
+
+__all__ = ["main", "build_parser", "load_policy", "COMMAND_PROVIDERS", "EXPECTED_ERRORS"]
 
 COMMAND_PROVIDERS = ("awm_gym.server.cli", "synth.cli", "agents.cli")
 """Modules that add subcommands with ``add_subcommands(subparsers)`` (skipped when absent)."""
 
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (AWMGymError, OSError, ValueError)
+"""Failures reported in one line (exit status 2): our errors (synth's and agents' derive from
+:class:`AWMGymError`), files and connections (``OSError``), and values a config rejects."""
+
+POLICY_ALIASES = {"oracle": "agents.policies.oracle:OraclePolicy",
+                  "random": "agents.policies.random_policy:RandomPolicy"}
+"""Short names for ``--policy`` (any ``module:Class`` works too)."""
+
+_RUN = {"flatten": {"run"}}
+
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from awm_gym.envs.registration import env_id, get_world_set
+    from awm_gym.envs.registration import MIX_NAME, env_id, get_world_set
 
-    world_set = get_world_set(args.path)
+    options = config_from_args(ListOptions, args)
+    world_set = get_world_set(options.path)
     for world in world_set:
         print(f"{env_id(world.name)}\t{len(world.tasks)} tasks\t{world.display_name}")
+    where = "" if options.path is None else f", world_set={options.path!r}"
+    print(f"{env_id(MIX_NAME)}\t{sum(len(w.tasks) for w in world_set)} tasks\tall "
+          f"{len(world_set)} worlds in one env (gym.make_vec('{env_id(MIX_NAME)}'{where}))")
     for problem in world_set.problems:
         print(f"problem: {problem}", file=sys.stderr)
     return 0
@@ -49,18 +84,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from awm_gym.manager.check import iter_check
     from awm_gym.manager.findings import exit_code
 
-    config = EnvConfig(max_episode_steps=1000, verifier_timeout_s=args.verifier_timeout,
-                       tool_timeout_s=args.tool_timeout)
+    options = config_from_args(CheckOptions, args)
+    config = EnvConfig(max_episode_steps=1000, verifier_timeout_s=options.verifier_timeout_s,
+                       tool_timeout_s=options.tool_timeout_s)
     width = shutil.get_terminal_size((120, 24)).columns
     worst, counts = [], {"OK": 0, "DEFECT": 0, "ERROR": 0}
-    for report in iter_check(args.path, args.world or None, config=config):
+    for report in iter_check(options.path, list(options.world) or None, config=config):
         worst.append(report.worst)
         counts[report.status] += 1
-        if args.json:
+        if options.json:
             print(json.dumps(report.to_dict(), ensure_ascii=False), flush=True)
         else:
-            print(report.summary(width=width, verbose=args.details), flush=True)
-    if not args.json:
+            print(report.summary(width=width, verbose=options.details), flush=True)
+    if not options.json:
         print(f"{len(worst)} world{'' if len(worst) == 1 else 's'}: {counts['OK']} ok, "
               f"{counts['DEFECT']} with defects, {counts['ERROR']} with errors")
     return exit_code(worst)
@@ -69,36 +105,33 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from awm_gym.manager.demo import run_oracle_demo
 
-    result = run_oracle_demo(args.path, args.world, num_envs=args.num_envs)
+    options = config_from_args(DemoOptions, args)
+    result = run_oracle_demo(options.path, options.world, num_envs=options.num_envs)
     print(result)
     return 0 if result.success_rate == 1.0 else 1
 
 
-POLICY_ALIASES = {"oracle": "agents.policies.oracle:OraclePolicy",
-                  "random": "agents.policies.random_policy:RandomPolicy"}
-"""Short names for ``--policy`` (any ``module:Class`` works too)."""
-
-
 def load_policy(spec: str, args: Sequence[str] = ()) -> object:
     """Build a policy from ``oracle`` / ``random`` / ``module:Class`` and ``key=value`` args
-    (values are read as JSON when they parse, else kept as strings)."""
-    import importlib
-    import json
+    (values are read as JSON when they parse, else kept as strings).
 
+    Raises:
+        CommandLineError: the spec or an argument cannot work (the message says how to fix it).
+    """
     target = POLICY_ALIASES.get(spec, spec)
     if ":" not in target:
-        raise SystemExit(f"--policy {spec!r}: use one of {', '.join(POLICY_ALIASES)} or "
-                         "'module:Class'.")
+        raise CommandLineError(f"--policy {spec!r}: use one of {', '.join(POLICY_ALIASES)} or "
+                               "'module:Class'.")
     module_name, _, class_name = target.partition(":")
     try:
         cls = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as e:
-        raise SystemExit(f"--policy {spec!r}: cannot load {target} ({e}).") from e
+        raise CommandLineError(f"--policy {spec!r}: cannot load {target} ({e}).") from e
     kwargs = {}
     for item in args:
         key, sep, raw = item.partition("=")
         if not sep:
-            raise SystemExit(f"--policy-arg {item!r}: write key=value.")
+            raise CommandLineError(f"--policy-arg {item!r}: write key=value.")
         try:
             kwargs[key] = json.loads(raw)
         except ValueError:
@@ -106,63 +139,79 @@ def load_policy(spec: str, args: Sequence[str] = ()) -> object:
     return cls(**kwargs)
 
 
-def _make_world(args: argparse.Namespace, env: str) -> object:
-    from awm_gym.envs.registration import register_worlds
-    from awm_gym.manager.world import World
+def _require_env_id(env: str) -> None:
+    import gymnasium as gym  # loaded by `import awm_gym` already; named here for the registry
 
-    if args.worlds_dir:
-        register_worlds(args.worlds_dir)
-    kwargs = {}
-    if args.worlds:
-        kwargs["worlds"] = args.worlds.split(",")
-    if args.num_workers:
-        kwargs["num_workers"] = args.num_workers
-    world = World(env, num_envs=args.num_envs, seed=args.seed,
-                  max_episode_steps=args.max_steps, verbose=0 if args.quiet else 1, **kwargs)
-    world.set_policy(load_policy(args.policy, args.policy_arg or ()))
+    if env in gym.registry:
+        return
+    close = difflib.get_close_matches(env, [k for k in gym.registry if k.startswith("AWM/")], n=3)
+    hint = f" Did you mean {', '.join(map(repr, close))}?" if close else " Run `awm list`."
+    raise UnknownWorldError(f"No env id {env!r} is registered.{hint} A world set of your own "
+                            "needs --worlds-dir DIR.")
+
+
+def _make_world(run: RunOptions, env: str) -> object:
+    from awm_gym.envs.registration import register_worlds
+    from awm_gym.manager.world import World  # the World pulls in the vector env stack
+
+    if run.worlds_dir:
+        register_worlds(run.worlds_dir)
+    _require_env_id(env)
+    kwargs: dict[str, object] = {}
+    if run.world_names:
+        kwargs["worlds"] = list(run.world_names)
+    if run.num_workers:
+        kwargs["num_workers"] = run.num_workers
+    policy = load_policy(run.policy, run.policy_arg)
+    world = World(env, num_envs=run.num_envs, seed=run.seed, max_episode_steps=run.max_steps,
+                  verbose=0 if run.quiet else 1, **kwargs)
+    world.set_policy(policy)
     return world
 
 
-def _episode_options(args: argparse.Namespace) -> dict | None:
-    options = {}
-    if args.task_idx is not None:
-        options["task_idx"] = args.task_idx
-    if args.world:
-        options["world"] = args.world
+def _episode_options(run: RunOptions) -> dict | None:
+    options: dict[str, object] = {}
+    if run.task_idx is not None:
+        options["task_idx"] = run.task_idx
+    if run.world:
+        options["world"] = run.world
     return options or None
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    import json
-
-    world = _make_world(args, args.env)
+    options = config_from_args(EvalOptions, args)
+    run = options.run
+    world = _make_world(run, options.env)
     try:
-        result = world.evaluate(episodes=args.episodes, seed=args.seed,
+        result = world.evaluate(episodes=options.episodes, seed=run.seed,
                                 eval_keys=["num_turns", "verifier_label", "format_error"],
-                                options=_episode_options(args))
+                                options=_episode_options(run))
     finally:
         world.close()
-    print(f"{args.env} | policy {world.policy_name} | {result['episodes']} episodes (seeds "
-          f"{args.seed}..{args.seed + result['episodes'] - 1}) | success "
+    print(f"{options.env} | policy {world.policy_name} | {result['episodes']} episodes (seeds "
+          f"{run.seed}..{run.seed + result['episodes'] - 1}) | success "
           f"{result['success_rate']:.3f} | mean reward {result['mean_reward']:+.3f} | mean turns "
           f"{sum(result['num_turns']) / max(1, result['episodes']):.1f}")
     if len(result["per_world"]) > 1:
         for name, stats in result["per_world"].items():
             print(f"  {name}: {stats['episodes']} episodes | success {stats['success_rate']:.3f}"
                   f" | mean reward {stats['mean_reward']:+.3f}")
-    if args.json:
+    if options.json:
+        from awm_gym.atomic_io import write_text_atomic
+
         out = {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in result.items()}
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(out, handle, indent=2)
+        write_text_atomic(options.json, json.dumps(out, indent=2))
     return 0
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    world = _make_world(args, args.env)
+    options = config_from_args(RecordOptions, args)
+    world = _make_world(options.run, options.env)
     try:
-        path = world.record_dataset(args.name, episodes=args.episodes, seed=args.seed,
-                                    cache_dir=args.cache_dir, options=_episode_options(args),
-                                    info_keys=args.info_key, mode=args.mode)
+        path = world.record_dataset(options.name, episodes=options.episodes,
+                                    seed=options.run.seed, cache_dir=options.cache_dir,
+                                    options=_episode_options(options.run),
+                                    info_keys=list(options.info_key) or None, mode=options.mode)
     finally:
         world.close()
     print(path)
@@ -173,99 +222,48 @@ def _cmd_render(args: argparse.Namespace) -> int:
     from awm_gym.manager.recording import dataset_path, load_episodes
     from awm_gym.manager.transcripts import write_transcripts
 
-    if args.dataset:
-        path = dataset_path(args.dataset, args.cache_dir)
-        episodes = load_episodes(path, episode_idx=args.episode,
-                                 limit=None if args.episode else args.max_episodes)
-        files = write_transcripts(episodes, args.out, title=f"{path.name} (recorded)")
-    elif args.env:
-        world = _make_world(args, args.env)
+    options = config_from_args(RenderOptions, args)
+    if options.dataset is not None:
+        path = dataset_path(options.dataset, options.cache_dir)
+        episodes = load_episodes(path, episode_idx=list(options.episode) or None,
+                                 limit=None if options.episode else options.max_episodes)
+        files = write_transcripts(episodes, options.out, title=f"{path.name} (recorded)")
+    else:
+        world = _make_world(options.run, options.env)
         try:
-            files = world.render_transcripts(args.out, max_episodes=args.max_episodes,
-                                             seed=args.seed, options=_episode_options(args))
+            files = world.render_transcripts(options.out, max_episodes=options.max_episodes,
+                                             seed=options.run.seed,
+                                             options=_episode_options(options.run))
         finally:
             world.close()
-    else:
-        raise SystemExit("awm render: give --dataset NAME (recorded) or --env ID --policy P (live).")
     print(files[-1])
     return 0
 
 
-def _add_world_arguments(p: argparse.ArgumentParser, env_positional: bool = True) -> None:
-    if env_positional:
-        p.add_argument("env", help="env id, e.g. AWM/spotify-v0 or AWM/mix-v0")
-    p.add_argument("--policy", default="oracle",
-                   help="oracle | random | module:Class (default: oracle)")
-    p.add_argument("--policy-arg", action="append", metavar="KEY=VALUE",
-                   help="policy constructor argument (repeatable; JSON values)")
-    p.add_argument("--worlds-dir", help="register the world set in this directory first")
-    p.add_argument("--worlds", help="comma-separated worlds for AWM/mix-v0 (default: all)")
-    p.add_argument("--num-envs", type=int, default=16, help="instances (default: 16)")
-    p.add_argument("--num-workers", type=int, default=0, help="worker processes (default: 0)")
-    p.add_argument("--max-steps", type=int, default=30, help="turns per episode (default: 30)")
-    p.add_argument("--seed", type=int, default=0, help="episode k gets seed + k (default: 0)")
-    p.add_argument("--task-idx", type=int, help="run only this task index")
-    p.add_argument("--world", help="run only this world (of a mix)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="awm", description="AWM worlds as Gymnasium envs.")
+def build_parser() -> CommandParser:
+    """The ``awm`` parser: its own commands and those of :data:`COMMAND_PROVIDERS`."""
+    parser = CommandParser(prog="awm", description="AWM worlds as Gymnasium envs.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the traceback of a failure (may be given anywhere)")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("list", help="list the worlds of a world set and their Gymnasium ids")
-    p.add_argument("path", nargs="?", default=None, help="world set directory (default: built-in)")
-    p.set_defaults(func=_cmd_list)
-    p = sub.add_parser("check", help="triage worlds: errors, defects, info (exit 0/1/2)",
-                       description="Check each world and print one block per world as it is "
-                       "done. Exit status: 0 nothing worse than info, 1 a defect, 2 an error.")
-    p.add_argument("path", nargs="?", default=None, help="world set directory (default: built-in)")
-    p.add_argument("--world", action="append", help="check only this world (repeatable)")
-    p.add_argument("--verbose", dest="details", action="store_true",
-                   help="print findings whole, with their details")
-    p.add_argument("--json", action="store_true", help="print one JSON object per world instead")
-    p.add_argument("--verifier-timeout", type=float, default=10.0,
-                   help="seconds per verifier run (default: 10)")
-    p.add_argument("--tool-timeout", type=float, default=10.0,
-                   help="seconds per tool call (default: 10)")
-    p.set_defaults(func=_cmd_check)
-    p = sub.add_parser("demo", help="replay reference solutions through a vector env")
-    p.add_argument("path", nargs="?", default=None, help="world set directory (default: built-in)")
-    p.add_argument("--world", default="spotify", help="world to run (default: spotify)")
-    p.add_argument("--num-envs", type=int, default=64, help="instances (default: 64)")
-    p.set_defaults(func=_cmd_demo)
-    p = sub.add_parser("eval", help="evaluate a policy on exactly N episodes (World.evaluate)")
-    _add_world_arguments(p)
-    p.add_argument("--episodes", type=int, default=100, help="episodes (default: 100)")
-    p.add_argument("--json", help="also write the full result to this JSON file")
-    p.set_defaults(func=_cmd_eval)
-    p = sub.add_parser("record", help="record rollouts as a Hugging Face dataset")
-    _add_world_arguments(p)
-    p.add_argument("name", help="dataset name (under --cache-dir) or a path")
-    p.add_argument("--episodes", type=int, default=100, help="episodes (default: 100)")
-    p.add_argument("--cache-dir", help="datasets directory (default: $AWM_GYM_DATASETS or "
-                                       "~/.cache/awm_gym/datasets)")
-    p.add_argument("--mode", choices=["error", "append", "overwrite"], default="error",
-                   help="when the dataset exists (default: error)")
-    p.add_argument("--info-key", action="append",
-                   help="info key to store per step (repeatable; default: a useful set)")
-    p.set_defaults(func=_cmd_record)
-    p = sub.add_parser("render", help="write HTML transcripts (recorded or live episodes)")
-    p.add_argument("out", help="output directory")
-    p.add_argument("--dataset", help="render this recorded dataset (name or path)")
-    p.add_argument("--cache-dir", help="datasets directory of --dataset")
-    p.add_argument("--episode", type=int, action="append", help="episode index (repeatable)")
-    p.add_argument("--env", help="run live episodes of this env id instead")
-    p.add_argument("--max-episodes", type=int, default=10, help="episodes (default: 10)")
-    _add_world_arguments(p, env_positional=False)
-    p.set_defaults(func=_cmd_render)
-    _add_provided_commands(sub)
-    return parser
-
-
-def _add_provided_commands(sub: argparse._SubParsersAction) -> None:
-    import importlib
-
+    for name, options, func, help_text, extra in (
+            ("list", ListOptions, _cmd_list, "list the worlds of a world set and their "
+             "Gymnasium ids", {"positional": {"path"}}),
+            ("check", CheckOptions, _cmd_check, "check worlds: template, defects, tasks proved",
+             {"positional": {"path"}, "names": {"verifier_timeout_s": "verifier-timeout",
+                                                "tool_timeout_s": "tool-timeout"}}),
+            ("demo", DemoOptions, _cmd_demo, "replay reference solutions through a vector env",
+             {"positional": {"path"}}),
+            ("eval", EvalOptions, _cmd_eval, "evaluate a policy on exactly N episodes "
+             "(World.evaluate)", {**_RUN, "positional": {"env"}}),
+            ("record", RecordOptions, _cmd_record, "record rollouts as a Hugging Face dataset",
+             {**_RUN, "positional": {"env", "name"}}),
+            ("render", RenderOptions, _cmd_render, "write HTML transcripts (recorded or live "
+             "episodes)", {**_RUN, "positional": {"out"}})):
+        p = sub.add_parser(name, help=help_text, description=options.__doc__)
+        add_config_arguments(p, options, **extra)
+        p.set_defaults(func=func)
     for module_name in COMMAND_PROVIDERS:
         try:
             module = importlib.import_module(module_name)
@@ -274,13 +272,35 @@ def _add_provided_commands(sub: argparse._SubParsersAction) -> None:
                 continue  # the provider is not part of this install
             raise
         module.add_subcommands(sub)
+    return parser
+
+
+def _command_name(args: argparse.Namespace) -> str:
+    words = ["awm", args.command, getattr(args, "env_command", None), getattr(args, "stage", None)]
+    return " ".join(w for w in words if w)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run ``awm`` with ``argv`` (default: the process's); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error, already printed in one line (2)
+        return e.code if isinstance(e.code, int) else 2
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    return args.func(args)
+    try:
+        return int(args.func(args))
+    except EXPECTED_ERRORS as e:
+        if debug:
+            traceback.print_exc()
+        print(f"{_command_name(args)}: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{_command_name(args)}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

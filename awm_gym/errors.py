@@ -9,6 +9,8 @@
      +-- ToolHostError         the tool layer was misused by the caller (not by generated code)
      +-- VerifierError         the verifier pool itself failed (not a verifier crash: that is data)
      +-- EnvUsageError         a programmer mistake at the env API edge (wrong action count, mask...)
+     +-- ProviderError         an LLM endpoint failed for good (a 4xx, or transient faults past retries)
+     +-- CommandLineError      an ``awm`` option or argument that cannot work (names it and the fix)
 
 A bad rollout is data, not a crash: nothing the model or the generated code does raises out of
 ``step``. These errors are for programmer mistakes and broken inputs.
@@ -24,6 +26,8 @@ __all__ = [
     "ToolHostError",
     "VerifierError",
     "EnvUsageError",
+    "ProviderError",
+    "CommandLineError",
 ]
 
 
@@ -56,3 +60,24 @@ class VerifierError(AWMGymError, RuntimeError):
 
 class EnvUsageError(AWMGymError, ValueError):
     """A programmer mistake at the env API edge: wrong number of actions, bad reset_mask, ..."""
+
+
+class ProviderError(AWMGymError, RuntimeError):
+    """An LLM endpoint request failed for good: a 4xx, or transient faults past the retries.
+
+    Attributes:
+        status_code: the HTTP status when there was one.
+        transient: whether the last fault was a transient one (the retries were used up).
+        attempts: how many times the request was sent.
+    """
+
+    def __init__(self, message: str, *, status_code: int | None = None, transient: bool = False,
+                 attempts: int = 1) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.transient = transient
+        self.attempts = attempts
+
+
+class CommandLineError(AWMGymError, ValueError):
+    """An ``awm`` option or argument that cannot work; the message names it and the fix."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from .config import EmbeddingConfig, LLMEndpoint, SynthConfig
+from .config import EmbeddingConfig, SynthConfig, SynthLLM
 from .context import StageReport
 from .errors import GenerationError, ProviderError, SynthConfigError, SynthError
 from .pipeline import STAGE_ORDER, run_pipeline
@@ -16,6 +16,6 @@ from .pipeline import STAGE_ORDER, run_pipeline
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
-    "EmbeddingConfig", "GenerationError", "LLMEndpoint", "ProviderError", "STAGE_ORDER",
-    "StageReport", "SynthConfig", "SynthConfigError", "SynthError", "run_pipeline",
+    "EmbeddingConfig", "GenerationError", "ProviderError", "STAGE_ORDER", "StageReport",
+    "SynthConfig", "SynthConfigError", "SynthError", "SynthLLM", "run_pipeline",
 ]

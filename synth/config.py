@@ -5,9 +5,11 @@ stored: a config names the environment variable that holds a key (``api_key_env`
 config is saved beside the outputs (``synth_config.json``) by the pipeline.
 
 Example:
-    >>> cfg = SynthConfig(llm=LLMEndpoint(model="qwen3"), num_tasks=3)
+    >>> cfg = SynthConfig(llm=SynthLLM(model="qwen3"), num_tasks=3)
     >>> cfg.llm.base_url, cfg.max_retry, cfg.verifier_modes
-    ('https://api.openai.com/v1', 5, ('code',))
+    ('http://127.0.0.1:8000/v1', 5, ('code',))
+    >>> SynthConfig().llm.base_url
+    'https://api.openai.com/v1'
     >>> SynthConfig(verifier_mode="pure")
     Traceback (most recent call last):
     ...
@@ -16,13 +18,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from awm_gym.llm_endpoint import LLMEndpoint
+
 from .errors import SynthConfigError
 
-__all__ = ["LLMEndpoint", "EmbeddingConfig", "SynthConfig"]
+__all__ = ["SynthLLM", "EmbeddingConfig", "SynthConfig"]
 
 _VERIFIER_MODES = ("code", "sql", "both")
 _EMBEDDING_BACKENDS = ("openai", "local")
@@ -36,23 +39,10 @@ def _positive(owner: str, obj: Any, *names: str) -> None:
 
 
 @dataclass(frozen=True)
-class LLMEndpoint:
-    """An OpenAI-compatible chat endpoint (vLLM, OpenAI, ...)."""
+class SynthLLM(LLMEndpoint):
+    """The chat model synthesis calls: every :class:`~awm_gym.llm_endpoint.LLMEndpoint` field
+    (passed flat), how to sample from it, and its prices. ``model`` is required."""
 
-    model: str = ""
-    """Model name sent with every request (required)."""
-    base_url: str = "https://api.openai.com/v1"
-    """Endpoint URL, e.g. http://127.0.0.1:8000/v1 for a local vLLM server."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """Environment variable holding the API key (unset: the placeholder EMPTY, as vLLM takes)."""
-    max_concurrency: int = 16
-    """Requests in flight at once."""
-    timeout_s: float = 600.0
-    """Limit of one HTTP request."""
-    max_retries: int = 3
-    """Extra attempts after a transient fault (429, 5xx, timeout, lost connection)."""
-    backoff_s: float = 2.0
-    """First retry delay; doubles on each retry."""
     temperature: float = 1.0
     """Sampling temperature."""
     max_tokens: int = 16384
@@ -61,20 +51,22 @@ class LLMEndpoint:
     """Price of one million prompt tokens (for the cost report; 0 for a local server)."""
     output_cost_per_mtok: float = 0.0
     """Price of one million completion tokens."""
-    extra_body: Mapping[str, Any] | None = None
-    """Extra JSON fields for each request body (e.g. vLLM's chat_template_kwargs)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model:
-            raise SynthConfigError("LLMEndpoint.model is empty: name the model to call "
+            raise SynthConfigError("SynthLLM.model is empty: name the model to call "
                                    "(--model on the command line).")
-        if not self.base_url.startswith(("http://", "https://")):
-            raise SynthConfigError(f"LLMEndpoint.base_url={self.base_url!r}: must be an http(s) "
-                                   "URL such as http://127.0.0.1:8000/v1.")
-        _positive("LLMEndpoint", self, "max_concurrency", "timeout_s", "max_tokens")
-        if self.max_retries < 0 or self.backoff_s < 0:
-            raise SynthConfigError(f"LLMEndpoint: max_retries={self.max_retries} and "
-                                   f"backoff_s={self.backoff_s} must be >= 0.")
+        try:
+            super().__post_init__()
+        except ValueError as e:
+            raise SynthConfigError(str(e)) from e
+        _positive("SynthLLM", self, "max_tokens")
+
+
+def _default_llm() -> SynthLLM:
+    """AWM's default: OpenAI's API, long generations, a modest request rate."""
+    return SynthLLM(base_url="https://api.openai.com/v1", model="gpt-4.1-mini", timeout_s=600.0,
+                    max_concurrency=16, backoff_s=2.0)
 
 
 @dataclass(frozen=True)
@@ -149,7 +141,7 @@ class SynthConfig:
     """Work on these worlds only (names or normalized names); empty means all."""
     progress: bool = True
     """Show a progress bar per stage."""
-    llm: LLMEndpoint = field(default_factory=lambda: LLMEndpoint(model="gpt-4.1-mini"))
+    llm: SynthLLM = field(default_factory=_default_llm)
     """The chat endpoint."""
     embeddings: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     """The embeddings source for scenario dedup."""

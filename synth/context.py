@@ -2,9 +2,9 @@
 
 Example:
     >>> import tempfile
-    >>> from synth.config import LLMEndpoint, SynthConfig
+    >>> from synth.config import SynthConfig, SynthLLM
     >>> cfg = SynthConfig(output_dir=tempfile.mkdtemp(), progress=False,
-    ...                   llm=LLMEndpoint(model="m", base_url="http://127.0.0.1:9/v1"))
+    ...                   llm=SynthLLM(model="m", base_url="http://127.0.0.1:9/v1"))
     >>> with RunContext(cfg) as run:
     ...     run.path("gen_tasks.jsonl").endswith("gen_tasks.jsonl")
     True
@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.llm_endpoint import endpoint_fields
 from awm_gym.worlds.world_set import normalize_scenario_name
 
 from .config import SynthConfig
@@ -122,12 +123,9 @@ class RunContext:
             from awm_gym.scoring.judge import JudgeConfig, LLMJudge
 
             e = self.config.llm
-            self._judge = LLMJudge(JudgeConfig(
-                base_url=e.base_url, model=self.config.judge_model or e.model,
-                api_key_env=e.api_key_env, timeout_s=min(e.timeout_s, 600.0),
-                max_concurrency=e.max_concurrency, max_retries=e.max_retries,
-                backoff_s=e.backoff_s, extra_body=e.extra_body,
-                extra_headers={"X-Synth-Stage": "judge"}))
+            self._judge = LLMJudge(JudgeConfig(**{
+                **endpoint_fields(e), "model": self.config.judge_model or e.model,
+                "extra_headers": {**(e.extra_headers or {}), "X-Synth-Stage": "judge"}}))
         return self._judge
 
     def save_usage(self) -> None:

@@ -2,10 +2,12 @@
 
 ::
 
-    SynthError
-     +-- SynthConfigError   a bad option or a missing input file (names the field and the fix)
-     +-- ProviderError      the LLM or embeddings endpoint failed (after retries, or a 4xx)
-     +-- GenerationError    what the LLM returned failed validation (after its corrections)
+    awm_gym.errors.AWMGymError
+     +-- SynthError
+     |    +-- SynthConfigError   a bad option or a missing input file (names the field and the fix)
+     |    +-- GenerationError    what the LLM returned failed validation (after its corrections)
+     +-- ProviderError      the LLM or embeddings endpoint failed (after retries, or a 4xx); the
+                            one class of :mod:`awm_gym.llm_endpoint`, re-exported here
 
 Per-item failures are data: a stage records them in ``failures.jsonl`` and carries on. These
 errors are raised only where nothing sensible can continue (a bad config, an input that is not
@@ -14,30 +16,17 @@ there, an endpoint that refuses every request).
 
 from __future__ import annotations
 
+from awm_gym.errors import AWMGymError, ProviderError
+
 __all__ = ["SynthError", "SynthConfigError", "ProviderError", "GenerationError"]
 
 
-class SynthError(Exception):
+class SynthError(AWMGymError):
     """Base class of every error synth raises on purpose."""
 
 
 class SynthConfigError(SynthError, ValueError):
     """A configuration value or an input file is wrong; the message names it and the fix."""
-
-
-class ProviderError(SynthError, RuntimeError):
-    """An LLM or embeddings request failed for good (a 4xx, or transient faults past the retries).
-
-    Attributes:
-        status_code: the HTTP status when there was one.
-        transient: whether the last fault was a transient one (retries used up).
-    """
-
-    def __init__(self, message: str, *, status_code: int | None = None,
-                 transient: bool = False) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.transient = transient
 
 
 class GenerationError(SynthError, ValueError):

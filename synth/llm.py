@@ -1,11 +1,12 @@
 """Talk to an OpenAI-compatible endpoint: batched chat completions and embeddings, with accounting.
 
 The only module of synth that sends requests. It uses the ``openai`` client's ``AsyncOpenAI``
-on a private event loop (:class:`awm_gym.scoring.judge.BackgroundLoop`), so the stages stay synchronous
-and can execute generated code in the main thread (tool timeouts use SIGALRM there) between
-batches. Per batch, requests run concurrently up to ``LLMEndpoint.max_concurrency``. Transient
-faults (429, 5xx, timeouts, lost connections) are retried with exponential backoff; a 4xx is
-deterministic and fails that request at once. A failed request is a :class:`ProviderError` in
+on a private event loop (:class:`awm_gym.llm_endpoint.BackgroundLoop`), so the stages stay
+synchronous and can execute generated code in the main thread (tool timeouts use SIGALRM there)
+between batches. Per batch, requests run concurrently up to ``SynthLLM.max_concurrency``.
+Transient faults (429, 5xx, timeouts, lost connections) are retried with the shared policy of
+:func:`awm_gym.llm_endpoint.call_with_retries`; a 4xx is deterministic and fails that request at
+once. A failed request is a :class:`ProviderError` in
 the batch's results, not an exception: the caller records the item as failed and carries on.
 
 Every request carries ``X-Synth-Stage`` / ``X-Synth-Item`` / ``X-Synth-Attempt`` headers (for
@@ -13,7 +14,7 @@ proxies, logs, and the scripted test server) and a ``seed`` derived from the run
 stage, the item and the attempt. Tokens and cost are counted per stage (:class:`UsageMeter`).
 
 Example:
-    >>> meter = UsageMeter(LLMEndpoint(model="m", input_cost_per_mtok=1.0))
+    >>> meter = UsageMeter(SynthLLM(model="m", input_cost_per_mtok=1.0))
     >>> meter.add("task", prompt_tokens=1000, completion_tokens=10)
     >>> meter.report()["task"]["cost_usd"]
     0.001
@@ -22,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import threading
@@ -30,15 +32,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from awm_gym.scoring.judge import (
-    BackgroundLoop,
-    call_with_retries,
-    is_transient_error,
-    make_async_client,
-)
+from awm_gym.errors import ProviderError
+from awm_gym.llm_endpoint import BackgroundLoop, call_with_retries, make_async_client
 
-from .config import EmbeddingConfig, LLMEndpoint
-from .errors import ProviderError
+from .config import EmbeddingConfig, SynthLLM
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +81,7 @@ class _StageUsage:
 class UsageMeter:
     """Requests, tokens and cost per stage (thread-safe)."""
 
-    endpoint: LLMEndpoint
+    endpoint: SynthLLM
     stages: dict[str, _StageUsage] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -115,12 +112,6 @@ def _request_seed(seed: int, request: ChatRequest) -> int:
     return int.from_bytes(digest.digest()[:4], "big") & 0x7FFFFFFF
 
 
-def _describe(error: BaseException) -> tuple[str, int | None]:
-    status = getattr(error, "status_code", None)
-    text = " ".join(str(error).split())[:500]
-    return f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {text}", status
-
-
 class LLMClient:
     """Batched chat completions and embeddings against one OpenAI-compatible endpoint.
 
@@ -129,13 +120,13 @@ class LLMClient:
         seed: the run's seed (per-request seeds derive from it).
 
     Example (nothing is sent for an empty batch):
-        >>> client = LLMClient(LLMEndpoint(model="m", base_url="http://127.0.0.1:9/v1"))
+        >>> client = LLMClient(SynthLLM(model="m", base_url="http://127.0.0.1:9/v1"))
         >>> client.complete_many([])
         []
         >>> client.close()
     """
 
-    def __init__(self, endpoint: LLMEndpoint, *, seed: int = 0) -> None:
+    def __init__(self, endpoint: SynthLLM, *, seed: int = 0) -> None:
         self.endpoint = endpoint
         self.seed = seed
         self.usage = UsageMeter(endpoint)
@@ -153,7 +144,8 @@ class LLMClient:
     def _client(self, base_url: str, api_key_env: str) -> Any:
         key = (base_url, api_key_env)
         if key not in self._clients:
-            self._clients[key] = make_async_client(base_url, api_key_env, self.endpoint.timeout_s)
+            self._clients[key] = make_async_client(dataclasses.replace(
+                self.endpoint, base_url=base_url, api_key_env=api_key_env))
         return self._clients[key]
 
     # -- chat -------------------------------------------------------------------------------------
@@ -182,22 +174,18 @@ class LLMClient:
             "model": e.model, "messages": [dict(m) for m in request.messages],
             "temperature": e.temperature, "max_tokens": e.max_tokens,
             "seed": _request_seed(self.seed, request),
-            "extra_headers": {"X-Synth-Stage": request.stage, "X-Synth-Item": request.item,
-                              "X-Synth-Attempt": str(request.attempt)},
+            **e.request_options({"X-Synth-Stage": request.stage, "X-Synth-Item": request.item,
+                                 "X-Synth-Attempt": str(request.attempt)}),
         }
-        if e.extra_body:
-            kwargs["extra_body"] = dict(e.extra_body)
         start = time.perf_counter()
         try:
             response = await call_with_retries(
-                lambda: client.chat.completions.create(**kwargs), max_retries=e.max_retries,
-                backoff_s=e.backoff_s, what=f"{request.stage} request for {request.item}")
-        except Exception as error:  # noqa: BLE001 - the provider boundary: every fault is data
-            message, status = _describe(error)
+                lambda: client.chat.completions.create(**kwargs), e,
+                what=f"{request.stage} request for {request.item}")
+        except ProviderError as error:  # the provider boundary: every fault is data
             self.usage.add(request.stage, failed=True)
-            logger.warning("%s request for %s failed: %s", request.stage, request.item, message)
-            return ProviderError(message, status_code=status,
-                                 transient=is_transient_error(error))
+            logger.warning("%s", error)
+            return error
         usage = getattr(response, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -235,8 +223,7 @@ class LLMClient:
                 response = await call_with_retries(
                     lambda: client.embeddings.create(model=config.model, input=batch,
                                                      encoding_format="float"),
-                    max_retries=self.endpoint.max_retries, backoff_s=self.endpoint.backoff_s,
-                    what="embeddings request")
+                    self.endpoint, what="embeddings request")
             usage = getattr(response, "usage", None)
             self.usage.add("embeddings",
                            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0))
@@ -248,23 +235,16 @@ class LLMClient:
 
         try:
             parts = await asyncio.gather(*(one(b) for b in batches))
-        except ProviderError:
-            raise
-        except Exception as error:  # noqa: BLE001 - the provider boundary
-            message, status = _describe(error)
-            raise ProviderError(f"embeddings failed: {message}. Check --embedding_api_url and "
-                                "--embedding_model, or use --embedding_backend local.",
-                                status_code=status) from error
+        except ProviderError as error:
+            raise ProviderError(f"embeddings failed: {error}. Check --embedding-api-url and "
+                                "--embedding-model, or use --embedding-backend local.",
+                                status_code=error.status_code, transient=error.transient,
+                                attempts=error.attempts) from error
         return [vector for part in parts for vector in part]
 
     def close(self) -> None:
         """Close the HTTP clients and the loop thread. Safe to call more than once."""
         loop, self._loop = self._loop, None
         if loop is not None:
-            for client in self._clients.values():
-                try:
-                    loop.run(client.close())
-                except Exception:  # noqa: BLE001 - closing a dead pool is not an error
-                    logger.debug("closing an LLM client failed", exc_info=True)
-            loop.close()
+            loop.close(*self._clients.values())
         self._clients.clear()

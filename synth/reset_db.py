@@ -19,6 +19,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .errors import SynthConfigError
+
 __all__ = ["DatabaseBuild", "reset_databases"]
 
 
@@ -47,6 +49,9 @@ def reset_databases(world_set_dir: str, out_dir: str, worlds: Sequence[str] = ()
     from .store import rows_by_world
     from .world_text import samples_from_data, tables_from_schema
 
+    if not os.path.isfile(os.path.join(world_set_dir, "gen_db.jsonl")):
+        raise SynthConfigError(f"{world_set_dir} has no gen_db.jsonl: give the --output-dir of "
+                               "a synthesis run (`awm gen db` writes the file).")
     wanted = {normalize_scenario_name(w) for w in worlds}
     schemas = rows_by_world(os.path.join(world_set_dir, "gen_db.jsonl"))
     samples = rows_by_world(os.path.join(world_set_dir, "gen_sample.jsonl"))

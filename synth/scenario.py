@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -150,6 +151,9 @@ def parse_candidates(answer: str) -> list[dict[str, Any]]:
 def _read_seeds(path: str | None) -> list[dict[str, Any]]:
     if path is None:
         return []
+    if not os.path.isfile(path):
+        raise SynthConfigError(f"--input {path}: no such file; give a JSONL file of seed "
+                               "scenarios (rows with name and description).")
     seeds = []
     for i, row in enumerate(read_jsonl(path), start=1):
         if not isinstance(row.get("name"), str) or not isinstance(row.get("description"), str):

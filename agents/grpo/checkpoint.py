@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from awm_gym.atomic_io import make_temp_dir
 
 from ..errors import CheckpointError
 
@@ -58,7 +59,7 @@ def save_checkpoint(run_dir: str | os.PathLike[str], step: int, model: Any, toke
     root = Path(run_dir) / "checkpoints"
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"step_{step:06d}"
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
+    tmp = make_temp_dir(root, prefix=f".{final.name}.")
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
     torch.save(optimizer.state_dict(), tmp / OPTIMIZER_FILE)

@@ -3,12 +3,12 @@
 from .base import BasePolicy, Policy
 from .chat_policy import ChatPolicy
 from .hf_policy import HFPolicy
-from .openai_policy import EndpointConfig, OpenAIPolicy
+from .openai_policy import OpenAIPolicy
 from .oracle import OraclePolicy
 from .random_policy import RandomPolicy
 from .sampling import Generation, SamplingConfig
 from .vllm_policy import VLLMEngineConfig, VLLMPolicy
 
-__all__ = ["BasePolicy", "ChatPolicy", "EndpointConfig", "Generation", "HFPolicy", "OpenAIPolicy",
+__all__ = ["BasePolicy", "ChatPolicy", "Generation", "HFPolicy", "OpenAIPolicy",
            "OraclePolicy", "Policy", "RandomPolicy", "SamplingConfig", "VLLMEngineConfig",
            "VLLMPolicy"]

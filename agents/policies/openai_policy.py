@@ -2,9 +2,10 @@
 
 Each turn is one chat-completions request carrying the windowed messages of
 :mod:`agents.chat_format`; all active instances are sent at once, at most
-``EndpointConfig.max_concurrency`` in flight. Transient failures (connection errors, timeouts,
+``LLMEndpoint.max_concurrency`` in flight. The endpoint config, client, retry policy and error are
+the shared ones of :mod:`awm_gym.llm_endpoint`: transient failures (connection errors, timeouts,
 429 and 5xx) are retried with exponential backoff; other 4xx answers are deterministic and
-raise :class:`~agents.errors.ProviderError` at once, except a prompt over the model's context,
+raise :class:`~awm_gym.errors.ProviderError` at once, except a prompt over the model's context,
 which becomes a turn with finish reason ``prompt_too_long`` (a bad rollout is data).
 
 Against a vLLM server the request also asks for token ids (``return_token_ids``) and
@@ -13,7 +14,7 @@ the server rendered, the sampled ids and their log-probabilities; a plain OpenAI
 the text and log-probabilities only.
 
 Example:
-    >>> policy = OpenAIPolicy(EndpointConfig(base_url="http://127.0.0.1:8000/v1"))  # doctest: +SKIP
+    >>> policy = OpenAIPolicy(LLMEndpoint(base_url="http://127.0.0.1:8000/v1"))  # doctest: +SKIP
     >>> world.set_policy(policy); world.evaluate(episodes=8, seed=0)               # doctest: +SKIP
 """
 
@@ -21,66 +22,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.errors import ProviderError
+from awm_gym.llm_endpoint import BackgroundLoop, LLMEndpoint, call_with_retries, make_async_client
+
 from ..chat_format import ChatFormatConfig
-from ..errors import AgentConfigError, ProviderError
 from .chat_policy import ChatPolicy
 from .sampling import Generation, SamplingConfig
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EndpointConfig", "OpenAIBackend", "OpenAIPolicy"]
+__all__ = ["OpenAIBackend", "OpenAIPolicy"]
 
 _CONTEXT_ERRORS = ("maximum context length", "context length", "too long")
-
-
-@dataclass(frozen=True)
-class EndpointConfig:
-    """Where and how to reach an OpenAI-compatible chat-completions endpoint."""
-
-    base_url: str = "http://127.0.0.1:8000/v1"
-    """The endpoint's ``/v1`` URL."""
-    model: str | None = None
-    """Model name to request (None: the first one the endpoint lists)."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """Environment variable holding the API key (a local vLLM server needs none)."""
-    max_concurrency: int = 32
-    """Most requests in flight at once."""
-    timeout_s: float = 120.0
-    """Seconds before one request counts as failed (and is retried)."""
-    max_retries: int = 4
-    """Retries of a transient failure before giving up with ProviderError."""
-    backoff_s: float = 0.5
-    """First retry delay; doubles each retry (with jitter)."""
-    vllm_extras: bool | None = None
-    """Ask for token ids and keep special tokens (vLLM-only request fields); None: on when the
-    endpoint's model list says ``owned_by: vllm``."""
-
-    def __post_init__(self) -> None:
-        if self.max_concurrency < 1:
-            raise AgentConfigError(f"EndpointConfig.max_concurrency={self.max_concurrency}: "
-                                   "use >= 1.")
-        if self.max_retries < 0:
-            raise AgentConfigError(f"EndpointConfig.max_retries={self.max_retries}: use >= 0.")
-        if not self.base_url.startswith(("http://", "https://")):
-            raise AgentConfigError(f"EndpointConfig.base_url={self.base_url!r}: give an http(s) "
-                                   "URL such as http://127.0.0.1:8000/v1.")
-
-
-def _is_transient(error: Exception) -> bool:
-    import openai
-
-    if isinstance(error, (openai.APIConnectionError, openai.APITimeoutError,
-                          openai.RateLimitError, openai.InternalServerError)):
-        return True
-    status = getattr(error, "status_code", None)
-    return status is not None and (status == 429 or status >= 500)
 
 
 class OpenAIBackend:
@@ -89,45 +46,49 @@ class OpenAIBackend:
     Args:
         endpoint: URL, model, concurrency and retry settings.
         sampling: temperature, top-p, max new tokens.
+        vllm_extras: ask for token ids and keep special tokens (vLLM-only request fields);
+            None: on when the endpoint's model list says ``owned_by: vllm``.
     """
 
-    def __init__(self, endpoint: EndpointConfig, sampling: SamplingConfig) -> None:
-        import openai
-
+    def __init__(self, endpoint: LLMEndpoint, sampling: SamplingConfig,
+                 vllm_extras: bool | None = None) -> None:
+        if not isinstance(endpoint, LLMEndpoint):
+            raise TypeError(f"OpenAIBackend(endpoint=...) needs an awm_gym.llm_endpoint."
+                            f"LLMEndpoint, got {type(endpoint).__name__}.")
         self.endpoint = endpoint
         self.sampling = sampling
-        self._loop = asyncio.new_event_loop()
-        self._client = openai.AsyncOpenAI(
-            base_url=endpoint.base_url, api_key=os.environ.get(endpoint.api_key_env, "EMPTY"),
-            timeout=endpoint.timeout_s, max_retries=0)  # retries are ours (transient only)
-        self.model, owner = self._loop.run_until_complete(self._resolve_model())
-        self.vllm_extras = (owner == "vllm") if endpoint.vllm_extras is None \
-            else endpoint.vllm_extras
+        self._loop = BackgroundLoop("openai-policy")
+        self._client = make_async_client(endpoint)
         self.requests = 0
         self.retries = 0
+        try:
+            self.model, owner = self._loop.run(self._resolve_model(vllm_extras))
+        except BaseException:
+            self.close()
+            raise
+        self.vllm_extras = (owner == "vllm") if vllm_extras is None else vllm_extras
 
-    async def _resolve_model(self) -> tuple[str, str | None]:
-        if self.endpoint.model is not None:
-            if self.endpoint.vllm_extras is not None:
-                return self.endpoint.model, None
+    async def _resolve_model(self, vllm_extras: bool | None) -> tuple[str, str | None]:
+        if self.endpoint.model is not None and vllm_extras is not None:
+            return self.endpoint.model, None
         try:
             models = await self._client.models.list()
         except Exception as e:  # noqa: BLE001 - the provider boundary
             if self.endpoint.model is not None:
                 return self.endpoint.model, None
-            raise ProviderError(f"Cannot list models at {self.endpoint.base_url}: {e}. Is the "
-                                "server up? Pass EndpointConfig.model to skip the listing.") from e
+            raise ProviderError(f"cannot list the models at {self.endpoint.base_url} ("
+                                f"{type(e).__name__}: {e}). Is the server up? Name the model "
+                                "(LLMEndpoint.model, `--model`) to skip the listing.") from e
         if not models.data:
-            raise ProviderError(f"{self.endpoint.base_url} lists no model; pass "
-                                "EndpointConfig.model.")
+            raise ProviderError(f"{self.endpoint.base_url} lists no model; name one "
+                                "(LLMEndpoint.model, `--model`).")
         chosen = next((m for m in models.data if m.id == self.endpoint.model), models.data[0])
         return (self.endpoint.model or chosen.id), getattr(chosen, "owned_by", None)
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
                  prompt_ids: Sequence[Sequence[int] | None], seed: int | None,
                  sampling: SamplingConfig | None = None) -> list[Generation]:
-        return self._loop.run_until_complete(
-            self._generate_all(messages, seed, sampling or self.sampling))
+        return self._loop.run(self._generate_all(messages, seed, sampling or self.sampling))
 
     async def _generate_all(self, messages: Sequence[Sequence[Mapping[str, str]]],
                             seed: int | None, sampling: SamplingConfig) -> list[Generation]:
@@ -142,29 +103,27 @@ class OpenAIBackend:
 
     async def _with_retries(self, messages: list[Mapping[str, str]], seed: int | None,
                             sampling: SamplingConfig) -> Generation:
-        import openai
+        import openai  # third-party and heavy; loaded with the client already
 
-        delay = self.endpoint.backoff_s
-        for attempt in range(self.endpoint.max_retries + 1):
-            start = time.perf_counter()
-            try:
-                gen = await self._request(messages, seed, sampling)
-                logger.debug("chat completion in %.3fs", time.perf_counter() - start)
-                return gen
-            except openai.BadRequestError as e:
-                if any(s in str(e).lower() for s in _CONTEXT_ERRORS):
-                    return Generation((), (), (), "prompt_too_long", "")
-                raise ProviderError(f"{self.endpoint.base_url} rejected the request: {e}") from e
-            except Exception as e:  # noqa: BLE001 - the provider boundary classifies errors
-                if not _is_transient(e) or attempt == self.endpoint.max_retries:
-                    raise ProviderError(f"{self.endpoint.base_url} failed after {attempt + 1} "
-                                        f"attempt(s): {type(e).__name__}: {e}") from e
-                self.retries += 1
-                logger.warning("transient error from %s (%s); retry %d in %.1fs",
-                               self.endpoint.base_url, type(e).__name__, attempt + 1, delay)
-                await asyncio.sleep(delay * (1 + 0.25 * random.random()))
-                delay *= 2
-        raise AssertionError("unreachable")
+        attempts = 0
+
+        async def send() -> Generation:
+            nonlocal attempts
+            attempts += 1
+            return await self._request(messages, seed, sampling)
+
+        start = time.perf_counter()
+        try:
+            gen = await call_with_retries(send, self.endpoint, what="chat completion")
+        except ProviderError as e:
+            if isinstance(e.__cause__, openai.BadRequestError) and any(
+                    s in str(e.__cause__).lower() for s in _CONTEXT_ERRORS):
+                return Generation((), (), (), "prompt_too_long", "")
+            raise
+        finally:
+            self.retries += attempts - 1
+        logger.debug("chat completion in %.3fs", time.perf_counter() - start)
+        return gen
 
     async def _request(self, messages: list[Mapping[str, str]], seed: int | None,
                        s: SamplingConfig) -> Generation:
@@ -172,10 +131,12 @@ class OpenAIBackend:
         if self.vllm_extras:
             extra = {"return_token_ids": True, "skip_special_tokens": False}
         self.requests += 1
+        options = self.endpoint.request_options()
+        extra = {**options.pop("extra_body", {}), **extra}
         response = await self._client.chat.completions.create(
             model=self.model, messages=messages, max_tokens=s.max_new_tokens,  # type: ignore[arg-type] - plain role/content dicts
             temperature=s.temperature, top_p=s.top_p, seed=seed, logprobs=True,
-            extra_body=extra or None)
+            extra_body=extra or None, **options)
         choice = response.choices[0]
         text = choice.message.content or ""
         logprobs = tuple(float(t.logprob) for t in (choice.logprobs.content or [])) \
@@ -187,24 +148,23 @@ class OpenAIBackend:
 
     def close(self) -> None:
         """Close the HTTP client and the event loop (safe to call twice)."""
-        if not self._loop.is_closed():
-            self._loop.run_until_complete(self._client.close())
-            self._loop.close()
+        self._loop.close(self._client)
 
 
 class OpenAIPolicy(ChatPolicy):
     """:class:`ChatPolicy` over an OpenAI-compatible endpoint (the endpoint renders prompts).
 
     Args:
-        endpoint: URL, model, concurrency and retries.
+        endpoint: URL, model, concurrency and retries (default: a local vLLM server).
         chat: the prompt format and window.
         sampling: temperature, top-p, token limits.
         name: the policy's name in datasets and transcripts.
+        vllm_extras: see :class:`OpenAIBackend`.
     """
 
-    def __init__(self, endpoint: EndpointConfig | None = None,
+    def __init__(self, endpoint: LLMEndpoint | None = None,
                  chat: ChatFormatConfig | None = None, sampling: SamplingConfig | None = None,
-                 name: str = "openai") -> None:
+                 name: str = "openai", vllm_extras: bool | None = None) -> None:
         sampling = sampling or SamplingConfig()
-        backend = OpenAIBackend(endpoint or EndpointConfig(), sampling)
+        backend = OpenAIBackend(endpoint or LLMEndpoint(), sampling, vllm_extras)
         super().__init__(backend, chat or ChatFormatConfig(), sampling, None, None, name=name)

@@ -17,6 +17,7 @@ from awm_gym.remote.client import (
            SessionClient,
            SessionInfo,
            SessionLostError,
+           mcp_url,
            session_url,
 )
 from awm_gym.remote.env import RemoteEnv, RemoteVectorEnv
@@ -24,4 +25,4 @@ from awm_gym.remote.mcp_check import list_mcp_tools
 from awm_gym.remote.runtime import RemoteRuntime
 
 __all__ = ["RemoteEnv", "RemoteVectorEnv", "RemoteRuntime", "SessionClient", "SessionInfo",
-           "RemoteError", "SessionLostError", "list_mcp_tools", "session_url"]
+           "RemoteError", "SessionLostError", "list_mcp_tools", "session_url", "mcp_url"]

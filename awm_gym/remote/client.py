@@ -14,6 +14,8 @@ Errors::
 Example:
     >>> session_url("http://127.0.0.1:8001/mcp")
     'ws://127.0.0.1:8001/ws'
+    >>> mcp_url("http://127.0.0.1:8001")
+    'http://127.0.0.1:8001/mcp'
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from awm_gym.server.protocol import PROTOCOL_VERSION, encode_frame
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["SessionClient", "SessionInfo", "RemoteError", "SessionLostError", "session_url"]
+__all__ = ["SessionClient", "SessionInfo", "RemoteError", "SessionLostError", "session_url",
+           "mcp_url"]
 
 _MAX_REPLY_BYTES = 256 * 1024 * 1024
 
@@ -61,6 +64,23 @@ def session_url(url: str) -> str:
         raise RemoteError(f"url={url!r}: give the server's address as printed by `awm env "
                           "start`, e.g. 'http://127.0.0.1:8001'.")
     return urlunsplit((scheme, parts.netloc, "/ws", "", ""))
+
+
+def mcp_url(url: str) -> str:
+    """The MCP endpoint for a server URL: the address ``awm env start`` prints
+    (``http://127.0.0.1:8001``) gets ``/mcp`` appended; a URL ending in ``/mcp`` is kept.
+
+    Raises:
+        RemoteError: ``url`` is not an http(s) address.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise RemoteError(f"url={url!r}: give the server's address as printed by `awm env "
+                          "start`, e.g. 'http://127.0.0.1:8001' (/mcp is appended).")
+    path = parts.path.rstrip("/")
+    if not path.endswith("/mcp"):
+        path += "/mcp"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 @dataclass(frozen=True)

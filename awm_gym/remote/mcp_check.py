@@ -4,7 +4,7 @@ Works against any MCP server: ours (``awm env start``), AWM's own, or another.
 
 Example (with ``awm env start --world spotify`` running)::
 
-    tools = list_mcp_tools("http://127.0.0.1:8001/mcp")
+    tools = list_mcp_tools("http://127.0.0.1:8001")     # /mcp is appended
     tools[0]["name"], len(tools)      # ('search_tracks', 63)
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from awm_gym.remote.client import RemoteError
+from awm_gym.remote.client import RemoteError, mcp_url
 from awm_gym.server.auth import auth_headers
 
 __all__ = ["list_mcp_tools"]
@@ -20,7 +20,8 @@ __all__ = ["list_mcp_tools"]
 
 def list_mcp_tools(url: str, *, timeout_s: float = 10.0,
                    auth_token: str | None = None) -> list[dict[str, Any]]:
-    """Connect to the MCP endpoint at ``url``, list its tools, and end the session.
+    """Connect to the MCP endpoint at ``url`` (a server address gets ``/mcp`` appended), list
+    its tools, and end the session.
 
     Returns:
         One ``{"name", "description", "inputSchema"}`` dict per tool, in the server's order.
@@ -28,8 +29,9 @@ def list_mcp_tools(url: str, *, timeout_s: float = 10.0,
     Raises:
         RemoteError: the server cannot be reached, is not an MCP endpoint, or timed out.
     """
-    import anyio
+    import anyio  # third-party: loaded only when tools are listed
 
+    url = mcp_url(url)
     try:
         return anyio.run(_list_tools, url, timeout_s, auth_token)
     except RemoteError:
@@ -38,8 +40,7 @@ def list_mcp_tools(url: str, *, timeout_s: float = 10.0,
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
         raise RemoteError(f"cannot list the tools of {url}: {_root_cause(e)}. Is an MCP server "
-                          "running there (e.g. `awm env start --world spotify`)? The URL ends "
-                          "in /mcp.") from e
+                          "running there (e.g. `awm env start --world spotify`)?") from e
 
 
 async def _list_tools(url: str, timeout_s: float, auth_token: str | None

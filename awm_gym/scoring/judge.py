@@ -17,9 +17,11 @@ endpoint (vLLM, OpenAI) with the ``openai`` client, and departs from AWM where A
 * a judge that fails (timeout, provider error, an answer without a valid label) yields the label
   ``judge_error`` with its reason: it is never silently scored.
 
-Requests run on a private event loop in a daemon thread (:class:`BackgroundLoop`), so the
-synchronous runtime can judge a batch from any thread, with or without a running loop of its
-own. ``openai`` is imported only when the first request is sent.
+The endpoint, the client, the retry policy and the background loop are the shared ones of
+:mod:`awm_gym.llm_endpoint` (:class:`JudgeConfig` is an :class:`~awm_gym.llm_endpoint.LLMEndpoint`
+with the judge's own fields added), so the synchronous runtime can judge a batch from any thread,
+with or without a running loop of its own. ``openai`` is imported only when the first request is
+sent.
 
 Example:
     >>> parse_judge_answer('<think>hm</think>{"reasoning": "db shows it", "classification": "Complete"}')
@@ -35,22 +37,23 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import random
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
+
+from awm_gym.errors import ProviderError
+from awm_gym.llm_endpoint import BackgroundLoop, LLMEndpoint, call_with_retries, make_async_client
+from awm_gym.tools.actions import strip_thinking
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "JUDGE_LABELS", "JudgeLabel", "JudgeConfig", "Turn", "JudgeRequest", "JudgeVerdict",
-    "LLMJudge", "BackgroundLoop", "JudgeAnswerError", "parse_judge_answer",
-    "build_judge_messages", "is_transient_error", "call_with_retries",
-    "criteria_from_raw_response", "make_async_client", "JUDGE_REWARDS",
+    "LLMJudge", "JudgeAnswerError", "parse_judge_answer", "build_judge_messages",
+    "criteria_from_raw_response", "JUDGE_REWARDS",
 ]
 
 JudgeLabel = Literal["complete", "incomplete", "agent_error", "server_error"]
@@ -62,32 +65,23 @@ JUDGE_REWARDS: Mapping[str, float] = {"complete": 1.0, "incomplete": 0.1, "agent
                                       "server_error": 0.0}
 """The default label-to-reward table (OpenEnv's AWM preset; awm.md 4.4)."""
 
-_T = TypeVar("_T")
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
-    """Where the judge runs and how it is called. The key is read from ``api_key_env``."""
+class JudgeConfig(LLMEndpoint):
+    """The judge's endpoint (every :class:`~awm_gym.llm_endpoint.LLMEndpoint` field, passed flat:
+    ``JudgeConfig(base_url=..., model=...)``) and how it grades. ``model`` is required.
 
-    base_url: str
-    """OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8000/v1`` (vLLM) or
-    ``https://api.openai.com/v1``."""
-    model: str
-    """Model name sent with every request."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """Environment variable holding the API key (unset: the placeholder ``EMPTY``, as vLLM
-    accepts)."""
+    ``timeout_s`` bounds one whole judgement, retries included; past it the label is
+    ``judge_error`` (timeout).
+    """
+
     timeout_s: float = 60.0
-    """Wall-clock limit of one judgement, retries included; past it the label is
-    ``judge_error`` (timeout)."""
-    max_concurrency: int = 32
-    """Judge requests in flight at once."""
+    """Wall-clock limit of one judgement, retries included."""
     max_retries: int = 2
-    """Extra attempts after a transient fault (429, 5xx, timeout, connection error)."""
-    backoff_s: float = 1.0
-    """First retry delay; it doubles each retry (with up to 25% jitter)."""
+    """Extra attempts after a transient fault (within timeout_s)."""
     temperature: float = 0.0
     """Sampling temperature (AWM uses 1.0; 0.0 makes grades repeatable)."""
     max_tokens: int = 2048
@@ -96,24 +90,15 @@ class JudgeConfig:
     """Each tool response in the trajectory is cut to this many characters."""
     max_turns: int = 40
     """Only the last this-many turns of a trajectory are sent (the count of omitted ones is)."""
-    extra_body: Mapping[str, Any] | None = None
-    """Extra JSON fields for the request body (e.g. vLLM's ``chat_template_kwargs``)."""
-    extra_headers: Mapping[str, str] | None = None
-    """Extra HTTP headers for every request (routing, tracing)."""
 
     def __post_init__(self) -> None:
-        for name in ("base_url", "model", "api_key_env"):
-            if not isinstance(getattr(self, name), str) or not getattr(self, name):
-                raise ValueError(f"JudgeConfig.{name}={getattr(self, name)!r}: must be a "
-                                 "non-empty string.")
-        if not self.timeout_s > 0:
-            raise ValueError(f"JudgeConfig.timeout_s={self.timeout_s}: must be > 0 seconds.")
-        for name in ("max_concurrency", "max_tokens", "max_observation_chars", "max_turns"):
+        super().__post_init__()
+        if self.model is None:
+            raise ValueError("JudgeConfig.model=None: name the judge model, e.g. "
+                             "JudgeConfig(base_url=..., model='Qwen/Qwen3-32B').")
+        for name in ("max_tokens", "max_observation_chars", "max_turns"):
             if getattr(self, name) < 1:
                 raise ValueError(f"JudgeConfig.{name}={getattr(self, name)}: must be >= 1.")
-        if self.max_retries < 0 or self.backoff_s < 0:
-            raise ValueError(f"JudgeConfig: max_retries={self.max_retries} and backoff_s="
-                             f"{self.backoff_s} must be >= 0.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,8 +242,6 @@ def build_judge_messages(request: JudgeRequest, config: JudgeConfig) -> list[dic
         >>> [m["role"] for m in msgs], "01234... [5 more characters cut]" in msgs[1]["content"]
         (['system', 'user'], True)
     """
-    from awm_gym.tools.actions import strip_thinking
-
     turns = request.turns[-config.max_turns:]
     omitted = len(request.turns) - len(turns)
     steps = [{"step": omitted + k + 1,
@@ -276,103 +259,6 @@ def build_judge_messages(request: JudgeRequest, config: JudgeConfig) -> list[dic
             + "\n\nDatabase verification:\n"
             + json.dumps(verification, ensure_ascii=False, indent=1, default=str))
     return [{"role": "system", "content": _SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
-# -- transport --------------------------------------------------------------------------------
-
-def is_transient_error(error: BaseException) -> bool:
-    """Whether an ``openai`` client error is worth retrying: 408/409/429, 5xx, timeouts and
-    connection failures. Any other 4xx is deterministic.
-
-    Example:
-        >>> is_transient_error(TimeoutError()), is_transient_error(ValueError())
-        (True, False)
-    """
-    if isinstance(error, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
-        return True
-    try:
-        import openai
-    except ImportError:  # pragma: no cover - openai is a core dependency
-        return False
-    if isinstance(error, (openai.APITimeoutError, openai.APIConnectionError)):
-        return True
-    if isinstance(error, openai.APIStatusError):
-        return error.status_code in (408, 409, 429) or error.status_code >= 500
-    return False
-
-
-async def call_with_retries(call: Callable[[], Awaitable[_T]], *, max_retries: int,
-                            backoff_s: float, what: str = "request") -> _T:
-    """Await ``call()``, retrying transient faults with exponential backoff (and jitter).
-
-    Raises:
-        The last error, once it is not transient or the retries are used up.
-    """
-    attempt = 0
-    while True:
-        try:
-            return await call()
-        except Exception as e:  # noqa: BLE001 - classified right below, re-raised if not ours
-            if attempt >= max_retries or not is_transient_error(e):
-                raise
-            delay = backoff_s * (2 ** attempt) * (1 + random.random() / 4)
-            attempt += 1
-            logger.info("%s failed (%s: %s); retry %d/%d in %.2f s", what, type(e).__name__,
-                        _one_line(e), attempt, max_retries, delay)
-            await asyncio.sleep(delay)
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())[:300]
-
-
-def make_async_client(base_url: str, api_key_env: str, timeout_s: float) -> Any:
-    """An ``openai.AsyncOpenAI`` client with the client's own retries off (ours are above)."""
-    import openai
-
-    return openai.AsyncOpenAI(base_url=base_url, api_key=os.environ.get(api_key_env) or "EMPTY",
-                              max_retries=0, timeout=timeout_s)
-
-
-class BackgroundLoop:
-    """An asyncio loop in a daemon thread, so synchronous code can run coroutines from anywhere.
-
-    Example:
-        >>> async def add(a, b):
-        ...     return a + b
-        >>> loop = BackgroundLoop("example")
-        >>> loop.run(add(1, 2))
-        3
-        >>> loop.close()
-    """
-
-    def __init__(self, name: str) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name=f"{name}-loop",
-                                        daemon=True)
-        self._thread.start()
-        self._closed = False
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop:
-        return self._loop
-
-    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
-        """Run ``coro`` on the loop and block until it finishes."""
-        if self._closed:
-            coro.close()
-            raise RuntimeError("BackgroundLoop.run: the loop is closed; create a new one.")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
-
-    def close(self) -> None:
-        """Stop the loop and its thread. Safe to call more than once."""
-        if self._closed:
-            return
-        self._closed = True
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        if not self._thread.is_alive():
-            self._loop.close()
 
 
 class LLMJudge:
@@ -418,8 +304,7 @@ class LLMJudge:
     async def ajudge(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict]:
         """The async form of :meth:`judge`, for callers that own an event loop."""
         if self._client is None:
-            self._client = make_async_client(self.config.base_url, self.config.api_key_env,
-                                             self.config.timeout_s)
+            self._client = make_async_client(self.config)
         semaphore = asyncio.Semaphore(self.config.max_concurrency)
 
         async def one(request: JudgeRequest) -> JudgeVerdict:
@@ -433,24 +318,19 @@ class LLMJudge:
         start = time.perf_counter()
         messages = build_judge_messages(request, cfg)
         kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages,
-                                  "temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
-        if cfg.extra_body:
-            kwargs["extra_body"] = dict(cfg.extra_body)
-        if cfg.extra_headers:
-            kwargs["extra_headers"] = dict(cfg.extra_headers)
+                                  "temperature": cfg.temperature, "max_tokens": cfg.max_tokens,
+                                  **cfg.request_options()}
         try:
             response = await asyncio.wait_for(call_with_retries(
-                lambda: self._client.chat.completions.create(**kwargs),
-                max_retries=cfg.max_retries, backoff_s=cfg.backoff_s, what="judge request"),
-                cfg.timeout_s)
+                lambda: self._client.chat.completions.create(**kwargs), cfg,
+                what="judge request"), cfg.timeout_s)
         except (asyncio.TimeoutError, TimeoutError):
             return JudgeVerdict("judge_error", "timeout",
                                 f"no answer within timeout_s={cfg.timeout_s:g}", "",
                                 time.perf_counter() - start)
-        except Exception as e:  # noqa: BLE001 - the boundary to the provider: every fault is data
-            kind = "timeout" if type(e).__name__ == "APITimeoutError" else "provider"
-            return JudgeVerdict("judge_error", kind, f"{type(e).__name__}: {_one_line(e)}", "",
-                                time.perf_counter() - start)
+        except ProviderError as e:  # the boundary to the provider: every fault is data
+            kind = "timeout" if type(e.__cause__).__name__ == "APITimeoutError" else "provider"
+            return JudgeVerdict("judge_error", kind, str(e), "", time.perf_counter() - start)
         try:
             text = response.choices[0].message.content or ""
         except (AttributeError, IndexError, TypeError):
@@ -467,12 +347,7 @@ class LLMJudge:
         with self._lock:
             loop, self._loop = self._loop, None
         if loop is not None:
-            if self._client is not None:
-                try:
-                    loop.run(self._client.close())
-                except Exception:  # noqa: BLE001 - closing a dead connection pool is not an error
-                    logger.debug("closing the judge client failed", exc_info=True)
-            loop.close()
+            loop.close(*([self._client] if self._client is not None else []))
         self._client = None
 
 

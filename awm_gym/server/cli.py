@@ -1,8 +1,9 @@
 """``awm env start`` (serve a world: MCP + sessions) and ``awm env check`` (list MCP tools).
 
 The options are the fields of :class:`~awm_gym.server.config.ServerConfig` and of the
-:class:`~awm_gym.envs.config.EnvConfig` fields a server operator sets; their help is the field
-docstrings, written once. Imported by every ``awm`` run, so it imports nothing heavy at load.
+:class:`~awm_gym.envs.config.EnvConfig` fields a server operator sets, built by
+:mod:`awm_gym.cli_config` (help = the field docstrings, written once). Imported by every ``awm``
+run, so it imports nothing heavy at load.
 
 Example:
     >>> import argparse
@@ -17,122 +18,86 @@ Example:
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
-import functools
-import inspect
 import os
-import sys
-import textwrap
-from typing import Any
+from dataclasses import dataclass
 
+from awm_gym.cli_config import add_config_arguments, config_from_args
 from awm_gym.envs.config import EnvConfig
 from awm_gym.server.config import ServerConfig
 
-__all__ = ["AUTH_TOKEN_ENV", "add_subcommands", "server_config"]
+__all__ = ["AUTH_TOKEN_ENV", "add_subcommands", "server_config", "start_flag", "START_ENV_FIELDS",
+           "CheckOptions"]
 
 AUTH_TOKEN_ENV = "AWM_GYM_AUTH_TOKEN"
 """The environment variable ``awm env start`` and ``awm env check`` read the token from."""
 
-# (flag, config class, field); the help text is the field's docstring
-_SERVER_FLAGS = (
-    ("--world", ServerConfig, "world"),
-    ("--worlds-dir", ServerConfig, "worlds_dir"),
-    ("--host", ServerConfig, "host"),
-    ("--port", ServerConfig, "port"),
-    ("--max-sessions", ServerConfig, "max_sessions"),
-    ("--idle-timeout", ServerConfig, "idle_timeout_s"),
-    ("--max-message-bytes", ServerConfig, "max_message_bytes"),
-    ("--auth-token", ServerConfig, "auth_token"),
-)
-_ENV_FLAGS = (
-    ("--max-episode-steps", EnvConfig, "max_episode_steps"),
-    ("--tool-timeout", EnvConfig, "tool_timeout_s"),
-    ("--verifier-timeout", EnvConfig, "verifier_timeout_s"),
-    ("--verifier-workers", EnvConfig, "verifier_workers"),
-    ("--verifier-mode", EnvConfig, "verifier_mode"),
-    ("--num-workers", EnvConfig, "num_workers"),
-)
+START_ENV_FIELDS = ("max_episode_steps", "tool_timeout_s", "verifier_timeout_s",
+                    "verifier_workers", "verifier_mode", "num_workers")
+"""The :class:`EnvConfig` fields ``awm env start`` exposes (the rest keep their defaults)."""
+
+_NAMES = {"idle_timeout_s": "idle-timeout", "env.tool_timeout_s": "tool-timeout",
+          "env.verifier_timeout_s": "verifier-timeout"}
+_SKIP = {f"env.{f.name}" for f in dataclasses.fields(EnvConfig)} - {
+    f"env.{name}" for name in START_ENV_FIELDS}
 
 
-@functools.cache
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstring written under each field of a dataclass (its one description)."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs: dict[str, str] = {}
-    for node, after in zip(body, body[1:], strict=False):
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)):
-            docs[node.target.id] = " ".join(after.value.value.split())
-    return docs
+def start_flag(path: str) -> str:
+    """The ``awm env start`` flag of a :class:`ServerConfig` field path (``env.num_workers``).
+
+    Example:
+        >>> start_flag("idle_timeout_s"), start_flag("env.num_workers")
+        ('--idle-timeout', '--num-workers')
+    """
+    return "--" + _NAMES.get(path, path.rsplit(".", 1)[-1].replace("_", "-"))
 
 
-def _field_type(cls: type, name: str) -> Any:
-    annotation = str(cls.__dataclass_fields__[name].type)
-    if annotation.startswith("int"):
-        return int
-    if annotation.startswith("float"):
-        return float
-    return str
+@dataclass(frozen=True)
+class CheckOptions:
+    """What ``awm env check`` connects to."""
 
+    url: str = "http://127.0.0.1:8001"
+    """The server's address as ``awm env start`` prints it (``/mcp`` is appended when missing),
+    or any MCP endpoint."""
+    timeout_s: float = 10.0
+    """Seconds to wait for the server."""
 
-def _add_flags(parser: argparse.ArgumentParser, flags: tuple[tuple[str, type, str], ...]) -> None:
-    for flag, cls, name in flags:
-        default = cls.__dataclass_fields__[name].default
-        text = field_docs(cls).get(name, "")
-        if default is not dataclasses.MISSING and default is not None:
-            text += f" (default: {default})"
-        parser.add_argument(flag, dest=name, type=_field_type(cls, name), help=text,
-                            metavar=flag[2:].upper().replace("-", "_"),
-                            required=name == "world",
-                            default=argparse.SUPPRESS)
+    def __post_init__(self) -> None:
+        if not self.timeout_s > 0:
+            raise ValueError(f"--timeout {self.timeout_s}: must be > 0 seconds.")
 
 
 def server_config(args: argparse.Namespace) -> ServerConfig:
     """The :class:`ServerConfig` that ``awm env start`` arguments describe."""
-    values = vars(args)
-    env = EnvConfig(**{name: values[name] for _, _, name in _ENV_FLAGS if name in values})
-    fields = {name: values[name] for _, _, name in _SERVER_FLAGS if name in values}
-    if "auth_token" not in fields and os.environ.get(AUTH_TOKEN_ENV):
-        fields["auth_token"] = os.environ[AUTH_TOKEN_ENV]
-    return ServerConfig(env=env, **fields)
+    config = config_from_args(ServerConfig, args)
+    if config.auth_token is None and os.environ.get(AUTH_TOKEN_ENV):
+        config = dataclasses.replace(config, auth_token=os.environ[AUTH_TOKEN_ENV])
+    return config
 
 
 def _cmd_start(args: argparse.Namespace) -> int:
-    from awm_gym.errors import AWMGymError
-    from awm_gym.server.runner import serve
+    from awm_gym.server.runner import serve  # uvicorn and the app: only when a server starts
 
-    try:
-        config = server_config(args)
-    except ValueError as e:
-        print(f"awm env start: {e}", file=sys.stderr)
-        return 2
+    config = server_config(args)
 
     def announce(url: str) -> None:  # the result line: tools and scripts read it from stdout
         print(f"serving {config.world} at {url} (MCP: {url}/mcp, sessions: "
               f"{url.replace('http', 'ws', 1)}/ws)", flush=True)
 
-    try:
-        serve(config, on_ready=announce)
-    except (AWMGymError, OSError) as e:
-        print(f"awm env start: {e}", file=sys.stderr)
-        return 1
+    serve(config, on_ready=announce)
     return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from awm_gym.remote.client import RemoteError
+    # awm_gym.remote loads the env runtime and SQLAlchemy (~1 s): only when a check runs
+    from awm_gym.remote.client import mcp_url
     from awm_gym.remote.mcp_check import list_mcp_tools
 
-    try:
-        tools = list_mcp_tools(args.url, timeout_s=args.timeout,
-                               auth_token=os.environ.get(AUTH_TOKEN_ENV))
-    except RemoteError as e:
-        print(f"awm env check: {e}", file=sys.stderr)
-        return 1
-    print(f"{len(tools)} tools at {args.url}")
+    options = config_from_args(CheckOptions, args)
+    url = mcp_url(options.url)
+    tools = list_mcp_tools(url, timeout_s=options.timeout_s,
+                           auth_token=os.environ.get(AUTH_TOKEN_ENV))
+    print(f"{len(tools)} tools at {url}")
     for tool in tools:
         first_line = (tool["description"] or "").strip().splitlines()[:1]
         print(f"  {tool['name']}: {first_line[0] if first_line else ''}")
@@ -147,12 +112,10 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
         "start", help="serve one world: MCP at /mcp, sessions at /ws, /health, /metadata",
         description="Serve one world until Ctrl-C. Prints 'serving <world> at <url> ...' on "
                     "stdout when ready; logs go to stderr.")
-    _add_flags(start, _SERVER_FLAGS)
-    _add_flags(start, _ENV_FLAGS)
+    add_config_arguments(start, ServerConfig, names=_NAMES, skip=_SKIP, flatten={"env"})
     start.set_defaults(func=_cmd_start)
-    check = env_sub.add_parser("check", help="list the tools of an MCP server")
-    check.add_argument("--url", required=True,
-                       help="the MCP endpoint, e.g. http://127.0.0.1:8001/mcp")
-    check.add_argument("--timeout", type=float, default=10.0,
-                       help="seconds to wait for the server (default: 10)")
+    check = env_sub.add_parser(
+        "check", help="list the tools of a world server (or any MCP server)",
+        description="Connect to the MCP endpoint of a server and list its tools.")
+    add_config_arguments(check, CheckOptions, names={"timeout_s": "timeout"})
     check.set_defaults(func=_cmd_check)

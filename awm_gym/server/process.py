@@ -37,26 +37,24 @@ def server_arguments(config: ServerConfig) -> list[str]:
         ValueError: ``config.env`` sets a field the command line does not expose.
     """
     from awm_gym.envs.config import EnvConfig
-    from awm_gym.server.cli import _ENV_FLAGS, _SERVER_FLAGS
+    from awm_gym.server.cli import START_ENV_FIELDS, start_flag
 
     args: list[str] = []
-    for flag, _, name in _SERVER_FLAGS:
+    for name, spec in ServerConfig.__dataclass_fields__.items():
         if name == "auth_token":
             continue  # a secret goes through the environment, never the command line
         value = getattr(config, name)
-        if value != ServerConfig.__dataclass_fields__[name].default and value is not None:
-            args += [flag, str(value)]
-    exposed = {name for _, _, name in _ENV_FLAGS}
+        if name != "env" and value != spec.default and value is not None:
+            args += [start_flag(name), str(value)]
     default_env = EnvConfig()
     for name in EnvConfig.__dataclass_fields__:
         value = getattr(config.env, name)
         if value == getattr(default_env, name):
             continue
-        if name not in exposed:
+        if name not in START_ENV_FIELDS:
             raise ValueError(f"ServerConfig.env.{name}={value!r} cannot be passed to `awm env "
-                             f"start`; it sets only {', '.join(sorted(exposed))}.")
-        flag = next(f for f, _, n in _ENV_FLAGS if n == name)
-        args += [flag, str(value)]
+                             f"start`; it sets only {', '.join(sorted(START_ENV_FIELDS))}.")
+        args += [start_flag(f"env.{name}"), str(value)]
     return args
 
 

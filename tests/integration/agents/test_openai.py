@@ -31,9 +31,10 @@ import awm_gym  # noqa: E402,F401
 from agents.chat_format import ChatFormatConfig  # noqa: E402
 from agents.errors import ProviderError  # noqa: E402
 from agents.grpo.rollout import EpisodeSpec, collect_episodes  # noqa: E402
-from agents.policies.openai_policy import EndpointConfig, OpenAIPolicy  # noqa: E402
+from agents.policies.openai_policy import OpenAIPolicy  # noqa: E402
 from agents.policies.oracle import reference_plan  # noqa: E402
 from agents.policies.sampling import SamplingConfig  # noqa: E402
+from awm_gym.llm_endpoint import LLMEndpoint  # noqa: E402
 
 
 class ScriptedServer:
@@ -104,8 +105,8 @@ def scripted() -> Iterator[ScriptedServer]:
     server.close()
 
 
-def _endpoint(url: str, **kwargs: Any) -> EndpointConfig:
-    return EndpointConfig(base_url=url, backoff_s=0.01, **kwargs)
+def _endpoint(url: str, **kwargs: Any) -> LLMEndpoint:
+    return LLMEndpoint(base_url=url, backoff_s=0.01, **kwargs)
 
 
 def _messages(n: int) -> list[list[dict[str, str]]]:
@@ -248,7 +249,7 @@ def test_real_vllm_server_returns_the_ids_we_render(vllm_server):
 
     url, model = vllm_server
     chat = ChatFormatConfig(history_turns=3, catalogue="names", max_observation_chars=200)
-    policy = OpenAIPolicy(EndpointConfig(base_url=url), chat,
+    policy = OpenAIPolicy(LLMEndpoint(base_url=url), chat,
                           SamplingConfig(temperature=1.0, max_new_tokens=24))
     assert policy.backend.vllm_extras  # detected from the model list (owned_by: vllm)
     envs = gym.make_vec("AWM/spotify-v0", num_envs=3, max_episode_steps=3)
@@ -260,7 +261,7 @@ def test_real_vllm_server_returns_the_ids_we_render(vllm_server):
                         for g in gens)
     assert all(np.isfinite(g.logprobs).all() for g in gens)
     # the server's prompt ids are our rendering of the same messages
-    policy2 = OpenAIPolicy(EndpointConfig(base_url=url), chat,
+    policy2 = OpenAIPolicy(LLMEndpoint(base_url=url), chat,
                            SamplingConfig(max_new_tokens=4))
     policy2.set_env(envs)
     infos = {"observation": np.array(["Like the song 'Paper Lanterns'."], dtype=object)}

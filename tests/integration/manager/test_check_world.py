@@ -266,11 +266,14 @@ def test_cli_list_shows_the_builtin_world(spotify_id: str) -> None:
     assert done.returncode == 0, done.stderr
     n = len(awm_gym.get_world_set(None)["spotify"].tasks)
     assert f"{spotify_id}\t{n} tasks\tspotify" in done.stdout.splitlines()
+    assert done.stdout.splitlines()[-1].startswith("AWM/mix-v0\t")
 
 
 def test_cli_list_shows_a_world_set(tiny_path: str) -> None:
     done = run_cli("list", tiny_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["AWM/defect_lab-v0\t3 tasks\tDefect Lab",
-                                        "AWM/judge_only-v0\t2 tasks\tJudge Only",
-                                        "AWM/notes_app-v0\t3 tasks\tNotes App"]
+    assert done.stdout.splitlines() == [
+        "AWM/defect_lab-v0\t3 tasks\tDefect Lab", "AWM/judge_only-v0\t2 tasks\tJudge Only",
+        "AWM/notes_app-v0\t3 tasks\tNotes App",
+        f"AWM/mix-v0\t8 tasks\tall 3 worlds in one env (gym.make_vec('AWM/mix-v0', "
+        f"world_set={tiny_path!r}))"]

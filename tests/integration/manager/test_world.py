@@ -279,11 +279,12 @@ def test_cli_eval_json(notes_id: str, tmp_path: Any, capsys: pytest.CaptureFixtu
     assert data["seeds"] == list(range(6)) and data["episode_successes"] == [True] * 6
 
 
-def test_cli_policy_errors(notes_id: str) -> None:
-    with pytest.raises(SystemExit, match="use one of oracle, random or 'module:Class'"):
-        awm_main(["eval", notes_id, "--policy", "nonsense"])
-    with pytest.raises(SystemExit, match="cannot load"):
-        awm_main(["eval", notes_id, "--policy", "agents.policies:Missing"])
+def test_cli_policy_errors(notes_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert awm_main(["eval", notes_id, "--policy", "nonsense"]) == 2
+    assert capsys.readouterr().err == ("awm eval: error: --policy 'nonsense': use one of oracle, "
+                                       "random or 'module:Class'.\n")
+    assert awm_main(["eval", notes_id, "--policy", "agents.policies:Missing"]) == 2
+    assert "cannot load" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("verbose", [0, 1])

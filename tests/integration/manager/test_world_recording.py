@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -266,6 +267,9 @@ def test_cli_record_and_render(spotify_id: str, tmp_path: Path,
     assert awm_main(["render", str(tmp_path / "html"), "--dataset", "cli", "--cache-dir",
                      str(tmp_path), "--episode", "2"]) == 0
     assert sorted(os.listdir(tmp_path / "html")) == ["episode_000002.html", "index.html"]
-    with pytest.raises(EnvUsageError, match=r"episode_idx \[7\] not in"):
-        awm_main(["render", str(tmp_path / "html"), "--dataset", "cli", "--cache-dir",
-                  str(tmp_path), "--episode", "7"])
+    capsys.readouterr()
+    assert awm_main(["render", str(tmp_path / "html"), "--dataset", "cli", "--cache-dir",
+                     str(tmp_path), "--episode", "7"]) == 2  # one line, no traceback
+    err = capsys.readouterr().err
+    assert err.startswith("awm render: error: ") and re.search(r"episode_idx \[7\] not in", err)
+    assert err.count("\n") == 1

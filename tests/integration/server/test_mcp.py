@@ -119,7 +119,7 @@ def test_awm_env_check_lists_the_tools(server, host) -> None:
     tools = list_mcp_tools(server.url + "/mcp")
     assert [t["name"] for t in tools] == [t.name for t in host.host.tools]
     run = subprocess.run([sys.executable, "-m", "awm_gym.cli", "env", "check", "--url",
-                          server.url + "/mcp"], capture_output=True, text=True, timeout=120)
+                          server.url], capture_output=True, text=True, timeout=120)  # as printed
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == f"{len(host.host.tools)} tools at {server.url}/mcp"
@@ -132,7 +132,9 @@ def test_awm_env_check_names_an_unreachable_server(server) -> None:
         list_mcp_tools(dead, timeout_s=5)
     run = subprocess.run([sys.executable, "-m", "awm_gym.cli", "env", "check", "--url", dead,
                           "--timeout", "5"], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 1 and "awm env check: cannot list the tools" in run.stderr
+    assert run.returncode == 2 and run.stderr.startswith("awm env check: error: cannot list the "
+                                                          "tools of http://127.0.0.1:9/mcp")
+    assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
 
 
 def test_concurrent_first_calls_of_one_session_share_its_database(server, host) -> None:

@@ -28,7 +28,7 @@ if str(FIXTURES) not in sys.path:
 import notes_world  # noqa: E402
 from scripted_llm import ScriptedLLM  # noqa: E402
 
-from synth import EmbeddingConfig, LLMEndpoint, SynthConfig, run_pipeline  # noqa: E402
+from synth import EmbeddingConfig, SynthConfig, SynthLLM, run_pipeline  # noqa: E402
 from synth.jsonl_io import read_jsonl  # noqa: E402
 
 NOTES, BROKEN = notes_world.NOTES, notes_world.BROKEN
@@ -46,8 +46,8 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         output_dir=str(root / "outputs"), input=str(seeds), target_count=1,
         scenarios_per_request=3, parallel_requests=1, num_tasks=5, max_retry=2,
         verifier_mode="both", tool_timeout_s=1.0, probe_timeout_s=90.0, progress=False,
-        llm=LLMEndpoint(model="scripted", base_url=server.base_url, backoff_s=0.01,
-                        input_cost_per_mtok=1.0, output_cost_per_mtok=2.0),
+        llm=SynthLLM(model="scripted", base_url=server.base_url, backoff_s=0.01,
+                     input_cost_per_mtok=1.0, output_cost_per_mtok=2.0),
         embeddings=EmbeddingConfig(model="scripted-embed"))
     reports = run_pipeline(config, ["all"])
     yield config, server, {r.stage: r for r in reports}

@@ -1,4 +1,5 @@
-"""agents/config.py, cli_args.py, cli.py: validation, generated options, round trips."""
+"""agents/config.py and cli.py (options from awm_gym.cli_config): validation, generated options,
+round trips."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import re
 import pytest
 
 from agents.cli import add_subcommands, train_config_from_args
-from agents.cli_args import add_config_arguments, config_from_args, field_docs
 from agents.config import TrainConfig, config_from_dict, config_to_dict
 from agents.errors import AgentConfigError
 from agents.grpo.config import GRPOConfig, OptimConfig, RolloutConfig
+from awm_gym.cli_config import add_config_arguments, config_from_args, field_docs
 
 
 def _train_args(*argv: str) -> argparse.Namespace:

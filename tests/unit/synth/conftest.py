@@ -14,7 +14,7 @@ if str(FIXTURES) not in sys.path:
 
 from scripted_llm import ScriptedLLM  # noqa: E402
 
-from synth.config import LLMEndpoint  # noqa: E402
+from synth.config import SynthLLM  # noqa: E402
 from synth.llm import LLMClient  # noqa: E402
 
 
@@ -27,8 +27,8 @@ def server() -> Iterator[ScriptedLLM]:
 
 @pytest.fixture()
 def llm(server: ScriptedLLM) -> Iterator[LLMClient]:
-    client = LLMClient(LLMEndpoint(model="scripted", base_url=server.base_url, backoff_s=0.01,
-                                   max_retries=2, input_cost_per_mtok=2.0,
-                                   output_cost_per_mtok=4.0))
+    client = LLMClient(SynthLLM(model="scripted", base_url=server.base_url, backoff_s=0.01,
+                               max_retries=2, input_cost_per_mtok=2.0,
+                               output_cost_per_mtok=4.0))
     yield client
     client.close()

@@ -43,5 +43,5 @@ def test_embeddings_come_back_in_input_order(server, llm) -> None:
 
 def test_an_unusable_embeddings_endpoint_is_a_provider_error(llm) -> None:
     config = EmbeddingConfig(model="e", base_url="http://127.0.0.1:9/v1")
-    with pytest.raises(ProviderError, match="--embedding_api_url"):
+    with pytest.raises(ProviderError, match="--embedding-api-url"):
         llm.embed(["a"], config)

@@ -50,7 +50,8 @@ def test_a_client_error_is_not_retried_but_a_server_error_is(server, llm) -> Non
     assert len(server.requests_for("demo", "bad_request")) == 1
     # the client retries twice (max_retries=2), the third 5xx fails that attempt, the next works
     assert flaky.value == 7 and flaky.attempts == 2
-    assert flaky.errors[0].startswith("provider: InternalServerError")
+    assert flaky.errors[0].startswith("provider: demo request for flaky")
+    assert "after 3 attempt(s): InternalServerError (HTTP 503)" in flaky.errors[0]
     assert len(server.requests_for("demo", "flaky")) == 4
 
 

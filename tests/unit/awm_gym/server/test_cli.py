@@ -9,10 +9,11 @@ import re
 import pytest
 
 from awm_gym import EnvConfig
+from awm_gym.cli_config import field_docs
 from awm_gym.remote import RemoteError, session_url
 from awm_gym.remote.runtime import env_config_from
 from awm_gym.server import ServerConfig
-from awm_gym.server.cli import add_subcommands, field_docs, server_config
+from awm_gym.server.cli import add_subcommands, server_config
 from awm_gym.server.process import server_arguments
 
 

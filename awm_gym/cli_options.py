@@ -1,0 +1,173 @@
+"""What each ``awm`` command of :mod:`awm_gym.cli` takes: one frozen dataclass per command.
+
+The docstring under each field is the option's ``--help`` text (built by
+:mod:`awm_gym.cli_config`); flags are the kebab-case field names (``num_envs`` is
+``--num-envs``), with the snake_case spelling accepted too.
+
+Example:
+    >>> RunOptions().policy, RunOptions(worlds=("a,b", "c")).world_names
+    ('oracle', ('a', 'b', 'c'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from awm_gym.errors import CommandLineError
+
+__all__ = ["ListOptions", "CheckOptions", "DemoOptions", "RunOptions", "EvalOptions",
+           "RecordOptions", "RenderOptions"]
+
+
+def _at_least(owner: object, name: str, low: int) -> None:
+    value = getattr(owner, name)
+    if value is not None and value < low:
+        raise CommandLineError(f"--{name.replace('_', '-')} {value}: must be >= {low}.")
+
+
+@dataclass(frozen=True)
+class ListOptions:
+    """``awm list``: the worlds of a world set and their Gymnasium ids."""
+
+    path: str | None = None
+    """World set directory (default: the built-in worlds)."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """``awm check``: triage each world (errors, defects, info) and print one block per world
+    as it is done. Exit status: 0 nothing worse than info, 1 a defect, 2 an error."""
+
+    path: str | None = None
+    """World set directory (default: the built-in worlds)."""
+    world: tuple[str, ...] = ()
+    """Check only these worlds (default: all)."""
+    details: bool = False
+    """Print findings whole, with their details."""
+    json: bool = False
+    """Print one JSON object per world instead."""
+    verifier_timeout_s: float = 10.0
+    """Seconds per verifier run."""
+    tool_timeout_s: float = 10.0
+    """Seconds per tool call."""
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """``awm demo``: replay reference solutions through a vector env."""
+
+    path: str | None = None
+    """World set directory (default: the built-in worlds)."""
+    world: str = "spotify"
+    """World to run."""
+    num_envs: int = 64
+    """Instances."""
+
+    def __post_init__(self) -> None:
+        _at_least(self, "num_envs", 1)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Which policy acts, on which instances (shared by ``awm eval``, ``record`` and ``render``)."""
+
+    policy: str = "oracle"
+    """oracle | random | module:Class."""
+    policy_arg: tuple[str, ...] = ()
+    """Policy constructor arguments as KEY=VALUE (values are read as JSON when they parse)."""
+    worlds_dir: str | None = None
+    """Register the world set in this directory first."""
+    worlds: tuple[str, ...] = ()
+    """Worlds for AWM/mix-v0, comma- or space-separated (default: all)."""
+    num_envs: int = 16
+    """Instances run at once."""
+    num_workers: int = 0
+    """Worker processes (0: run in this process)."""
+    max_steps: int = 30
+    """Turns per episode."""
+    seed: int = 0
+    """Episode k gets seed + k."""
+    task_idx: int | None = None
+    """Run only this task index."""
+    world: str | None = None
+    """Run only this world (of a mix)."""
+    quiet: bool = False
+    """No progress bar."""
+
+    def __post_init__(self) -> None:
+        for name in ("num_envs", "max_steps"):
+            _at_least(self, name, 1)
+        for name in ("num_workers", "task_idx"):
+            _at_least(self, name, 0)
+
+    @property
+    def world_names(self) -> tuple[str, ...]:
+        """``worlds`` with commas split."""
+        return tuple(w for item in self.worlds for w in item.split(",") if w)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """``awm eval``: a policy on exactly N episodes (World.evaluate)."""
+
+    env: str
+    """Env id, e.g. AWM/spotify-v0 or AWM/mix-v0."""
+    run: RunOptions = field(default_factory=RunOptions)
+    """The policy and the instances."""
+    episodes: int = 100
+    """Episodes."""
+    json: str | None = None
+    """Also write the full result to this JSON file."""
+
+    def __post_init__(self) -> None:
+        _at_least(self, "episodes", 1)
+
+
+@dataclass(frozen=True)
+class RecordOptions:
+    """``awm record``: rollouts as a Hugging Face dataset (World.record_dataset)."""
+
+    env: str
+    """Env id, e.g. AWM/spotify-v0 or AWM/mix-v0."""
+    name: str
+    """Dataset name (under --cache-dir) or a path."""
+    run: RunOptions = field(default_factory=RunOptions)
+    """The policy and the instances."""
+    episodes: int = 100
+    """Episodes."""
+    cache_dir: str | None = None
+    """Datasets directory (default: $AWM_GYM_DATASETS or ~/.cache/awm_gym/datasets)."""
+    mode: Literal["error", "append", "overwrite"] = "error"
+    """What to do when the dataset exists."""
+    info_key: tuple[str, ...] = ()
+    """Info keys stored per step (default: a useful set)."""
+
+    def __post_init__(self) -> None:
+        _at_least(self, "episodes", 1)
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """``awm render``: HTML transcripts of recorded or live episodes."""
+
+    out: str
+    """Output directory."""
+    dataset: str | None = None
+    """Render this recorded dataset (name or path)."""
+    cache_dir: str | None = None
+    """Datasets directory of --dataset."""
+    episode: tuple[int, ...] = ()
+    """Episode indices of --dataset (default: the first --max-episodes)."""
+    env: str | None = None
+    """Run live episodes of this env id instead."""
+    max_episodes: int = 10
+    """Episodes."""
+    run: RunOptions = field(default_factory=RunOptions)
+    """The policy and the instances (live episodes)."""
+
+    def __post_init__(self) -> None:
+        _at_least(self, "max_episodes", 1)
+        if (self.dataset is None) == (self.env is None):
+            raise CommandLineError("give --dataset NAME (recorded episodes) or --env ID with "
+                                   "--policy P (live episodes), not both or neither.")
