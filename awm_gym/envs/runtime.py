@@ -186,23 +186,29 @@ class WorldRuntime:
 
     # -- step -------------------------------------------------------------------------------
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepOutcome]:
-        """Advance the given instances by one action each (verifying final answers in one batch)."""
+        """Advance the given instances by one action each (verifying final answers in one batch).
+
+        Every instance gets exactly one outcome: nothing an action contains raises out of here
+        (an error inside our own handling of one instance becomes that instance's error
+        observation, see :meth:`_step_one`). The only errors raised are the caller's mistakes
+        (:class:`EnvUsageError`), and those are raised before any instance is touched.
+        """
+        for i in indices:  # check the whole batch first: a bad index must not half-run it
+            if self._instances[i].done:
+                raise EnvUsageError(
+                    f"Instance {i} was stepped after its episode ended (autoreset is disabled). "
+                    "Reset it first: envs.reset(seed=..., options={'reset_mask': mask}).")
         outcomes: list[StepOutcome | None] = []
         pending: list[tuple[int, int, str]] = []  # (position, instance, final answer)
         for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
             inst = self._instances[i]
-            if inst.done:
-                raise EnvUsageError(
-                    f"Instance {i} was stepped after its episode ended (autoreset is disabled). "
-                    "Reset it first: envs.reset(seed=..., options={'reset_mask': mask}).")
             inst.steps += 1
-            parsed = parse_action(action, self._tool_names[inst.world])
+            parsed, outcome = self._step_one(inst, action)
             if isinstance(parsed, FinalAnswer):
                 inst.done = True
                 pending.append((pos, i, parsed.text))
                 outcomes.append(None)
                 continue
-            outcome = self._act(inst, parsed)
             if self.config.keeps_trajectory:
                 from awm_gym.scoring.judge import Turn
 
@@ -212,6 +218,30 @@ class WorldRuntime:
             self._verify(pending, outcomes)
         return outcomes  # type: ignore[return-value]
 
+    def _step_one(self, inst: _Instance, action: Any) -> tuple[Any, StepOutcome | None]:
+        """Parse and act on one action: the per-instance boundary of a batch.
+
+        Returns the parsed action and, unless it is a final answer, its outcome. Any exception
+        from parsing or acting (``RecursionError``, ``MemoryError``, a bug of ours) ends this
+        instance's episode with an unscored error observation naming it, and the rest of the
+        batch goes on.
+        """
+        try:
+            parsed = parse_action(action, self._tool_names[inst.world],
+                                  self.config.max_action_chars)
+            if isinstance(parsed, FinalAnswer):
+                return parsed, None
+            return parsed, self._act(inst, parsed)
+        except Exception as e:  # noqa: BLE001 - the boundary: one action must not break a batch
+            logger.warning("handling an action of %s task %d failed", inst.world, inst.task_idx,
+                           exc_info=True)
+            inst.done = True
+            reason = f"the action could not be handled ({type(e).__name__}: {str(e)[:200]})"
+            info = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps,
+                    K.ACTION_KIND: "error", K.ERROR: reason, K.REWARD_VALID: False}
+            return None, StepOutcome(f"Error: {reason}", self.config.rewards.unscored, True,
+                                     False, info)
+
     def _act(self, inst: _Instance, parsed: Any) -> StepOutcome:
         rewards = self.config.rewards
         info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps}
@@ -219,7 +249,8 @@ class WorldRuntime:
             inst.done = True
             info.update({K.ACTION_KIND: "malformed", K.FORMAT_ERROR: True,
                          K.ERROR: parsed.reason, K.REWARD_VALID: True})
-            return StepOutcome(f"Error: {parsed.reason}", rewards.format_error, True, False, info)
+            return StepOutcome(self._clip(f"Error: {parsed.reason}"), rewards.format_error, True,
+                               False, info)
         info[K.DROPPED_CALLS] = parsed.dropped_calls
         if isinstance(parsed, ListTools):
             info[K.ACTION_KIND] = "list_tools"
@@ -236,16 +267,21 @@ class WorldRuntime:
                 info[K.TOOL_TIME_S] = result.elapsed_s
             if result.detail:
                 info[K.ERROR] = result.detail
-        limit = self.config.max_text_length
-        if len(text) > limit:  # keep every observation inside the observation space
-            marker = f"\n[... truncated to {limit} characters]"
-            text = text[:max(0, limit - len(marker))] + marker[:limit]
+        text = self._clip(text)
         truncated = inst.steps >= self.config.max_episode_steps
         if truncated:
             inst.done = True
             info[K.REWARD_VALID] = True
         return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0,
                            False, truncated, info)
+
+    def _clip(self, text: str) -> str:
+        """``text`` cut to ``max_text_length`` (every observation stays in the space)."""
+        limit = self.config.max_text_length
+        if len(text) > limit:
+            marker = f"\n[... truncated to {limit} characters]"
+            text = text[:max(0, limit - len(marker))] + marker[:limit]
+        return text
 
     def verifier_for(self, world: str, task: int) -> Any:
         """The :class:`~awm_gym.worlds.world_set.VerifierDef` this runtime uses for a task, or None."""
