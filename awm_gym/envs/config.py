@@ -68,6 +68,10 @@ class EnvConfig:
     """Wall-clock limit of one tool call (fastapi_mcp's own HTTP timeout is 10 s)."""
     verifier_timeout_s: float = 10.0
     """Wall-clock limit of one verifier run."""
+    import_timeout_s: float = 60.0
+    """Limit for first importing a world's code in a probe subprocess (Python start included);
+    a world that hangs or exits at import fails with a WorldLoadError naming it. Paid once per
+    world content; built-in worlds are not probed."""
     verifier_workers: int = 2
     """Worker processes that run verifiers (started on first use)."""
     num_workers: int = 0
@@ -111,7 +115,7 @@ class EnvConfig:
                      "max_action_chars"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")
-        for name in ("tool_timeout_s", "verifier_timeout_s"):
+        for name in ("tool_timeout_s", "verifier_timeout_s", "import_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")
         if isinstance(self.judge, Mapping):

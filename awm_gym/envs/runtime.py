@@ -25,6 +25,7 @@ from awm_gym.tools.actions import FinalAnswer, ListTools, Malformed, ToolCall, p
 from awm_gym.tools.catalogue import format_tools_text
 from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.host import PreparedWorld, prepare_world
+from awm_gym.tools.import_probe import is_builtin_world_dir, probe_world_import
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.template_db import TemplateCache, open_database
 
@@ -37,11 +38,20 @@ _PREPARED_LOCK = threading.Lock()
 
 
 def get_prepared_world(world: Any, config: EnvConfig) -> PreparedWorld:
-    """The process-wide prepared copy of ``world`` (its code runs once per process)."""
+    """The process-wide prepared copy of ``world`` (its code runs once per process).
+
+    Code from outside the built-in set is first imported in a subprocess with a timeout
+    (:mod:`awm_gym.tools.import_probe`), so a world that hangs or exits at import raises a
+    ``WorldLoadError`` naming it instead of hanging or ending this process.
+    """
     key = (world.content_hash, config.clock)
     with _PREPARED_LOCK:
         prepared = _PREPARED.get(key)
         if prepared is None:
+            if not is_builtin_world_dir(world.source_dir):
+                probe_world_import(world.name, world.full_code, world.content_hash,
+                                   timeout_s=config.import_timeout_s,
+                                   cache_dir=TemplateCache(config.cache_dir).directory)
             prepared = prepare_world(world, clock=FrozenClock(config.clock),
                                      cache=TemplateCache(config.cache_dir),
                                      timeout_s=config.tool_timeout_s)
