@@ -98,7 +98,8 @@ class WorldServer:
         self.version = __version__
         self.env_config_dict = dataclasses.asdict(env)
         self.jobs = RuntimeLoop(self.runtime)
-        self.sessions = SessionTable(config.max_sessions, config.idle_timeout_s)
+        self.sessions = SessionTable(config.max_sessions, config.idle_timeout_s,
+                                     config.max_sessions_per_client)
         self.transport_security = _LOOPBACK_SECURITY if config.is_loopback else None
         self._header_check = TransportSecurityMiddleware(self.transport_security)
         self.mcp = McpEndpoint(self)
@@ -122,9 +123,10 @@ class WorldServer:
             finally:
                 reaper.cancel()
 
-    async def check_headers(self, connection: Any) -> str | None:
-        """Why a connection's Host/Origin headers are refused (loopback servers), or None."""
-        refused = await self._header_check.validate_request(connection, is_post=False)
+    async def check_headers(self, connection: Any, is_post: bool = False) -> str | None:
+        """Why a connection's Host/Origin headers (and a POST's Content-Type) are refused
+        (loopback servers), or None."""
+        refused = await self._header_check.validate_request(connection, is_post=is_post)
         return None if refused is None else bytes(refused.body).decode("utf-8", "replace")
 
     async def _health(self, request: Request) -> JSONResponse:
@@ -142,7 +144,10 @@ class WorldServer:
             "num_tools": len(self.tools),
             "endpoints": {"mcp": "/mcp", "sessions": "/ws", "health": "/health"},
             "max_sessions": config.max_sessions, "idle_timeout_s": config.idle_timeout_s,
-            "max_message_bytes": config.max_message_bytes, "env_config": self.env_config_dict})
+            "max_message_bytes": config.max_message_bytes,
+            "max_request_bytes": config.max_request_bytes,
+            "max_sessions_per_client": config.max_sessions_per_client,
+            "env_config": self.env_config_dict})
 
     def close(self) -> None:
         """Close the runtime (instance databases, verifier pool, worker processes)."""

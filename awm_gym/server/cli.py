@@ -39,6 +39,8 @@ _SERVER_FLAGS = (
     ("--max-sessions", ServerConfig, "max_sessions"),
     ("--idle-timeout", ServerConfig, "idle_timeout_s"),
     ("--max-message-bytes", ServerConfig, "max_message_bytes"),
+    ("--max-request-bytes", ServerConfig, "max_request_bytes"),
+    ("--max-sessions-per-client", ServerConfig, "max_sessions_per_client"),
 )
 _ENV_FLAGS = (
     ("--max-episode-steps", EnvConfig, "max_episode_steps"),
@@ -47,6 +49,7 @@ _ENV_FLAGS = (
     ("--verifier-workers", EnvConfig, "verifier_workers"),
     ("--verifier-mode", EnvConfig, "verifier_mode"),
     ("--num-workers", EnvConfig, "num_workers"),
+    ("--max-action-chars", EnvConfig, "max_action_chars"),
 )
 
 
