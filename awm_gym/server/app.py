@@ -123,11 +123,15 @@ class WorldServer:
             finally:
                 reaper.cancel()
 
-    async def check_headers(self, connection: Any, is_post: bool = False) -> str | None:
-        """Why a connection's Host/Origin headers (and a POST's Content-Type) are refused
-        (loopback servers), or None."""
-        refused = await self._header_check.validate_request(connection, is_post=is_post)
+    async def check_headers(self, connection: Any) -> str | None:
+        """Why a connection's Host/Origin headers are refused (loopback servers), or None."""
+        refused = await self._header_check.validate_request(connection, is_post=False)
         return None if refused is None else bytes(refused.body).decode("utf-8", "replace")
+
+    async def refuse_post(self, request: Request) -> Any:
+        """The SDK's own refusal of a POST's Host/Origin/Content-Type headers (421, 403 or 400,
+        as the MCP transport would answer), or None when they pass."""
+        return await self._header_check.validate_request(request, is_post=True)
 
     async def _health(self, request: Request) -> JSONResponse:
         table = self.sessions

@@ -116,9 +116,9 @@ class McpEndpoint:
         """A request without a session id: only a valid ``initialize`` opens a session, and its
         slot is taken here, atomically, before the SDK creates anything."""
         request = Request(scope, receive)
-        refusal = await self.server.check_headers(request, is_post=True)
-        if refusal is not None:
-            await jsonrpc_error(403, refusal)(scope, receive, send)
+        refusal = await self.server.refuse_post(request)
+        if refusal is not None:  # DNS rebinding / cross-site page: the SDK's own answer
+            await refusal(scope, receive, send)
             return
         if not accepts_mcp(request.headers) or not is_initialize(body):
             await jsonrpc_error(400, "a request without an mcp-session-id header must be an MCP "
