@@ -213,20 +213,37 @@ class DatasetWriter:
         rollout, rather than both committing and one version silently replacing the other.
         The kernel drops the lock when its holder dies, so a crashed writer never blocks.
         """
-        lock_path = self.path.parent / f".{self.path.name}.lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        lock_path = self._lock_path
+        while True:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise EnvUsageError(
+                    f"Dataset {self.path} is being written by another recording (it holds "
+                    f"{lock_path}); appends to one dataset run one at a time. Wait for it to "
+                    "finish and record again, or record to another dataset_name.") from None
+            try:  # the holder before us may have removed the file: then lock the new one
+                if os.fstat(fd).st_ino == os.stat(lock_path).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
             os.close(fd)
-            raise EnvUsageError(
-                f"Dataset {self.path} is being written by another recording (it holds "
-                f"{lock_path}); appends to one dataset run one at a time. Wait for it to finish "
-                "and record again, or record to another dataset_name.") from None
         self._lock_fd = fd
 
+    @property
+    def _lock_path(self) -> Path:
+        return self.path.parent / f".{self.path.name}.lock"
+
     def _unlock(self) -> None:
+        """Remove the lock file (while still holding it, so no one holds a removed file) and
+        release it. A killed writer leaves the file; the next writer takes it over."""
         if self._lock_fd is not None:
+            try:
+                os.unlink(self._lock_path)
+            except FileNotFoundError:
+                pass
             os.close(self._lock_fd)  # closing the descriptor releases the flock
             self._lock_fd = None
 

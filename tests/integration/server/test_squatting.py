@@ -137,3 +137,21 @@ def test_the_per_client_limit_counts_each_address() -> None:
     table.release(a1)
     assert table.open("ws", client="10.0.0.1") is not None
     assert table.refused == 1
+
+
+@pytest.mark.timeout(240)
+def test_a_huge_degenerate_action_does_not_stall_the_server(server: ServerProcess) -> None:
+    """Before the linear parser, 2.5 KB of this shape froze /health for 11 s; 2 MB would have
+    held the GIL for days."""
+    wait_for_no_sessions(server)
+    action = "<tool_call>" + "\n" * 2_000_000
+    with connect(server.url.replace("http://", "ws://") + "/ws", open_timeout=30,
+                 max_size=None) as ws:
+        json.loads(ws.recv(timeout=30))
+        ws.send(json.dumps({"type": "reset", "id": 1, "data": {"seed": 0}}))
+        json.loads(ws.recv(timeout=60))
+        ws.send(json.dumps({"type": "step", "id": 2, "data": {"action": action}}))
+        assert health(server)["status"] == "ok"  # answered while the step is handled
+        reply = json.loads(ws.recv(timeout=60))
+    assert reply["data"]["terminated"] is True
+    assert "the limit is 100000 (EnvConfig.max_action_chars)" in reply["data"]["observation"]
