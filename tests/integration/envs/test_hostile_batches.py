@@ -78,7 +78,8 @@ def test_a_hostile_action_does_not_lose_its_neighbours_results(runtime: WorldRun
 
 
 @pytest.mark.timeout(120)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.one_of(st.just("write"), st.sampled_from(range(len(HOSTILE)))),
                          min_size=NUM, max_size=NUM), min_size=1, max_size=3))
 def test_random_batches_apply_every_write_exactly_once(runtime: WorldRuntime,
@@ -118,7 +119,8 @@ class _BrokenPool:
 
 @pytest.mark.timeout(60)
 def test_the_job_loop_never_replays_a_batch_that_ran(tiny_path: str) -> None:
-    rt = WorldRuntime(get_world_set(tiny_path), ["notes_app"], 2, EnvConfig(), verifier_pool=_BrokenPool())
+    rt = WorldRuntime(get_world_set(tiny_path), ["notes_app"], 2, EnvConfig(),
+                      verifier_pool=_BrokenPool())
     rt.reset([0, 1], [0, 0], [None, None], [None, None])
     title = "applied once by the server"
     jobs = RuntimeLoop(rt)
