@@ -6,6 +6,7 @@ and steps through all of it. A real server process on 127.0.0.1 serving the fixt
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -18,6 +19,7 @@ from websockets.sync.client import connect
 
 from awm_gym.remote import list_mcp_tools
 from awm_gym.server import ServerConfig
+from awm_gym.server.app import WorldServer
 from awm_gym.server.process import ServerProcess
 from awm_gym.server.sessions import SessionTable
 
@@ -93,7 +95,7 @@ def test_junk_requests_hold_no_session(server: ServerProcess) -> None:
 def test_concurrent_initializes_never_exceed_capacity(server: ServerProcess) -> None:
     wait_for_no_sessions(server)
     statuses: list[int] = []
-    barrier = threading.Barrier(6 * CAPACITY)
+    barrier = threading.Barrier(15 * CAPACITY)
 
     def initialize() -> None:
         barrier.wait()
@@ -101,7 +103,7 @@ def test_concurrent_initializes_never_exceed_capacity(server: ServerProcess) -> 
                               timeout=60)
         statuses.append(response.status_code)
 
-    threads = [threading.Thread(target=initialize) for _ in range(6 * CAPACITY)]
+    threads = [threading.Thread(target=initialize) for _ in range(15 * CAPACITY)]
     for t in threads:
         t.start()
     for t in threads:
@@ -155,3 +157,30 @@ def test_a_huge_degenerate_action_does_not_stall_the_server(server: ServerProces
         reply = json.loads(ws.recv(timeout=60))
     assert reply["data"]["terminated"] is True
     assert "the limit is 100000 (EnvConfig.max_action_chars)" in reply["data"]["observation"]
+
+
+@pytest.mark.timeout(180)
+def test_simultaneous_initializes_in_one_event_loop_never_exceed_capacity(tiny_path: str) -> None:
+    """The race without network jitter: every request reaches the endpoint before any session
+    exists (before, all passed the capacity check and the extra ones got sessions with no slot,
+    invisible to /health and never reaped)."""
+    server = WorldServer(ServerConfig(world="notes_app", worlds_dir=tiny_path,
+                                      max_sessions=CAPACITY))
+
+    async def burst() -> tuple[list[int], dict[str, Any]]:
+        async with server.mcp.run():
+            transport = httpx.ASGITransport(app=server.app)
+            async with httpx.AsyncClient(transport=transport,
+                                         base_url="http://127.0.0.1:8001") as client:
+                responses = await asyncio.gather(*[
+                    client.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS, timeout=60)
+                    for _ in range(15 * CAPACITY)])
+                state = (await client.get("/health")).json()
+        return [r.status_code for r in responses], state
+
+    try:
+        statuses, state = asyncio.run(burst())
+    finally:
+        server.close()
+    assert statuses.count(200) == CAPACITY and statuses.count(503) == 14 * CAPACITY, statuses
+    assert state["sessions"]["mcp"] == CAPACITY
