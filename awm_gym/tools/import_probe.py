@@ -34,6 +34,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 from awm_gym.errors import WorldLoadError
@@ -47,7 +48,6 @@ __all__ = ["probe_world_import", "is_builtin_world_dir"]
 
 _BUILTIN_DIR = os.path.realpath(Path(__file__).parents[1] / "worlds" / "builtin")
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
-_LOAD_FAILED = 3  # the child's exit code when load_world_module raised WorldLoadError
 
 
 def is_builtin_world_dir(source_dir: str) -> bool:
@@ -73,14 +73,15 @@ def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_
     marker = Path(cache_dir) / "import-ok" / content_hash if cache_dir is not None else None
     if marker is not None and marker.exists():
         return
-    payload = json.dumps({"name": name, "code": full_code}).encode()
+    nonce = uuid.uuid4().hex  # the child's verdict line; the world's code cannot forge it
+    payload = json.dumps({"name": name, "code": full_code, "nonce": nonce}).encode()
     env = dict(os.environ)  # the child imports this very awm_gym tree, whatever sys.path says
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
     process = subprocess.Popen(
         [sys.executable, "-m", "awm_gym.tools.import_probe"], stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env)
     try:
-        _, stderr = process.communicate(payload, timeout=timeout_s)
+        stdout, stderr = process.communicate(payload, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         _kill_group(process)
         raise WorldLoadError(
@@ -89,23 +90,32 @@ def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_
             "raise EnvConfig.import_timeout_s if the machine is only slow.") from None
     finally:
         _kill_group(process)  # whatever the import left running in its session goes too
+    verdict = _verdict(stdout.decode("utf-8", "replace"), nonce)
     detail = stderr.decode("utf-8", "replace").strip()
-    if process.returncode == _LOAD_FAILED:
-        raise WorldLoadError(detail.splitlines()[-1] if detail else
-                             f"World {name!r}: its generated code failed to load.")
-    if process.returncode != 0:
+    if verdict is None:  # the process ended before the child could say how the load went
         code = process.returncode
         how = (f"was killed by {_signal_name(-code)}" if code < 0 else
-               f"ended the process with exit code {code} (os._exit or a crash)")
+               f"ended the process with exit code {code} (sys.exit, os._exit or a crash)")
         tail = f" Its stderr ended: {detail[-300:]}" if detail else ""
         raise WorldLoadError(f"World {name!r}: importing its generated code {how}; it must not "
                              f"exit at import.{tail}")
+    if verdict:
+        raise WorldLoadError(verdict)
     if marker is not None:
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()
         except OSError:
             logger.debug("could not write the import marker %s", marker, exc_info=True)
+
+
+def _verdict(stdout: str, nonce: str) -> str | None:
+    """The child's verdict: "" (loaded), the load error's text, or None (no verdict line)."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(nonce + " "):
+            body = line[len(nonce) + 1:]
+            return "" if body == "ok" else body.removeprefix("error ")
+    return None
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -124,16 +134,18 @@ def _signal_name(number: int) -> str:
 
 
 def _probe_main() -> None:
-    """The child: load the world from the JSON on stdin, exit 0, or 3 with the error."""
+    """The child: load the world from the JSON on stdin and print the verdict line."""
     request = json.loads(sys.stdin.buffer.read())
+    out = os.fdopen(os.dup(1), "w")  # our verdict channel, whatever the world does to sys.stdout
     slot = DatabaseSlot(sqlite3.connect(":memory:"))
     try:
         load_world_module(request["name"], request["code"], slot, FrozenClock(DEFAULT_FROZEN_NOW))
+        verdict = "ok"
     except WorldLoadError as e:
-        print(str(e).replace("\n", " "), file=sys.stderr)
-        sys.stderr.flush()
-        os._exit(_LOAD_FAILED)
+        verdict = "error " + str(e).replace("\n", " ")
     sys.stdout.flush()
+    out.write(f"\n{request['nonce']} {verdict}\n")
+    out.flush()
     os._exit(0)  # skip interpreter teardown: the world's threads or atexit hooks cannot hang it
 
 

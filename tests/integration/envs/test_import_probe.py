@@ -28,10 +28,14 @@ def test_a_world_that_loops_at_import_fails_naming_it(copy_world_set, tiny_path,
 
 
 @pytest.mark.timeout(150)
-def test_a_world_that_exits_at_import_fails_naming_it(copy_world_set, tiny_path, tmp_path) -> None:
-    root = broken_set(copy_world_set, tiny_path, tmp_path / "exit", "import os\nos._exit(5)\n")
+@pytest.mark.parametrize("prefix, code", [("import os\nos._exit(5)\n", 5),
+                                          ("import os\nos._exit(3)\n", 3),
+                                          ("import os\nos._exit(0)\n", 0)])
+def test_a_world_that_exits_at_import_fails_naming_it(copy_world_set, tiny_path, tmp_path,
+                                                      prefix: str, code: int) -> None:
+    root = broken_set(copy_world_set, tiny_path, tmp_path / "exit", prefix)
     with pytest.raises(WorldLoadError, match=r"World 'notes_app': importing its generated code "
-                                             r"ended the process with exit code 5"):
+                                             rf"ended the process with exit code {code}"):
         AWMVectorEnv(num_envs=1, world_set=root, worlds=["notes_app"])
 
 
