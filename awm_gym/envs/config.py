@@ -43,6 +43,10 @@ class EnvConfig:
     """Wall-clock limit of one tool call (fastapi_mcp's own HTTP timeout is 10 s)."""
     verifier_timeout_s: float = 10.0
     """Wall-clock limit of one verifier run."""
+    import_timeout_s: float = 60.0
+    """Limit for first importing a world's code in a probe subprocess (Python start included);
+    a world that hangs or exits at import fails with a WorldLoadError naming it. Paid once per
+    world content; built-in worlds are not probed."""
     verifier_workers: int = 2
     """Worker processes that run verifiers (started on first use)."""
     num_workers: int = 0
@@ -65,6 +69,10 @@ class EnvConfig:
     """Template database cache; None means $AWM_GYM_CACHE or ~/.cache/awm_gym."""
     max_text_length: int = 100_000
     """Longest observation or action the spaces accept, in characters."""
+    max_action_chars: int = 100_000
+    """Longest action parsed, in characters. A longer one is a malformed action (reward
+    ``rewards.format_error``, the episode terminates) whose observation names this limit; it is
+    decided before any parsing, so no turn costs more than this much work."""
     record_timings: bool = False
     """Add ``tool_time_s`` / ``verify_time_s`` to ``info`` (off by default: timings differ
     between runs, and Gymnasium's checker requires deterministic infos)."""
@@ -97,10 +105,11 @@ class EnvConfig:
         if self.num_workers < 0:
             raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
                              "(0 = run in the caller's process).")
-        for name in ("max_episode_steps", "verifier_workers", "max_text_length"):
+        for name in ("max_episode_steps", "verifier_workers", "max_text_length",
+                     "max_action_chars"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")
-        for name in ("tool_timeout_s", "verifier_timeout_s"):
+        for name in ("tool_timeout_s", "verifier_timeout_s", "import_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")
         if isinstance(self.judge, Mapping):

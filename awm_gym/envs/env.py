@@ -83,8 +83,14 @@ class AWMEnv(gym.Env[str, str]):
 
     @property
     def tools_text(self) -> str:
-        """The ``list_tools`` reply of the current world."""
-        return self.runtime.tools_text(self.runtime.instance_world(0)[0])
+        """The ``list_tools`` reply of the current world (before a reset: of the only world)."""
+        world = self.runtime.instance_world(0)[0]
+        if not world and len(self.runtime.worlds) == 1:
+            world = self.runtime.worlds[0]
+        if not world:
+            raise EnvUsageError("tools_text has no world before the first reset of an env that "
+                                "mixes worlds: call env.reset(...) first.")
+        return self.runtime.tools_text(world)
 
     def close(self) -> None:
         self.runtime.close()

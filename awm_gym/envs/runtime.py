@@ -36,6 +36,7 @@ from awm_gym.tools.actions import (
 from awm_gym.tools.catalogue import format_tools_text
 from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.host import PreparedWorld, prepare_world
+from awm_gym.tools.import_probe import is_builtin_world_dir, probe_world_import
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.records import VerifierDef, WorldDef
 from awm_gym.worlds.template_db import TemplateCache, open_database
@@ -50,11 +51,20 @@ _PREPARED_LOCK = threading.Lock()
 
 
 def get_prepared_world(world: WorldDef, config: EnvConfig) -> PreparedWorld:
-    """The process-wide prepared copy of ``world`` (its code runs once per process)."""
+    """The process-wide prepared copy of ``world`` (its code runs once per process).
+
+    Code from outside the built-in set is first imported in a subprocess with a timeout
+    (:mod:`awm_gym.tools.import_probe`), so a world that hangs or exits at import raises a
+    ``WorldLoadError`` naming it instead of hanging or ending this process.
+    """
     key = (world.content_hash, config.clock)
     with _PREPARED_LOCK:
         prepared = _PREPARED.get(key)
         if prepared is None:
+            if not is_builtin_world_dir(world.source_dir):
+                probe_world_import(world.name, world.full_code, world.content_hash,
+                                   timeout_s=config.import_timeout_s,
+                                   cache_dir=TemplateCache(config.cache_dir).directory)
             prepared = prepare_world(world, clock=FrozenClock(config.clock),
                                      cache=TemplateCache(config.cache_dir),
                                      timeout_s=config.tool_timeout_s)
@@ -186,27 +196,31 @@ class WorldRuntime:
              before_each: Callable[[int], None] | None = None) -> list[StepOutcome]:
         """Advance the given instances by one action each (verifying final answers in one batch).
 
+        Every instance gets exactly one outcome: nothing an action contains raises out of here
+        (an error inside our own handling of one instance becomes that instance's error
+        observation, see :meth:`_step_one`). The only errors raised are the caller's mistakes
+        (:class:`EnvUsageError`), and those are raised before any instance is touched.
         ``before_each(pos)`` is called before the action at ``pos`` runs, and with ``-1`` before
         the batch's verification: a contained worker reports its progress through it.
         """
+        for i in indices:  # check the whole batch first: a bad index must not half-run it
+            if self._instances[i].done:
+                raise EnvUsageError(
+                    f"Instance {i} was stepped after its episode ended (autoreset is disabled). "
+                    "Reset it first: envs.reset(seed=..., options={'reset_mask': mask}).")
         outcomes: list[StepOutcome | None] = []
         pending: list[tuple[int, int, str]] = []  # (position, instance, final answer)
         for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
             if before_each is not None:
                 before_each(pos)
             inst = self._instances[i]
-            if inst.done:
-                raise EnvUsageError(
-                    f"Instance {i} was stepped after its episode ended (autoreset is disabled). "
-                    "Reset it first: envs.reset(seed=..., options={'reset_mask': mask}).")
             inst.steps += 1
-            parsed = parse_action(action, self._tool_names[inst.world])
+            parsed, outcome = self._step_one(inst, action)
             if isinstance(parsed, FinalAnswer):
                 inst.done = True
                 pending.append((pos, i, parsed.text))
                 outcomes.append(None)
                 continue
-            outcome = self._act(inst, parsed)
             if self.scorer.keeps_turns:
                 inst.turns.append(Turn(action, outcome.observation))
             outcomes.append(outcome)
@@ -224,6 +238,32 @@ class WorldRuntime:
         inst.done = inst.steps >= self.config.max_episode_steps
         return inst.done
 
+    def _step_one(self, inst: _Instance, action: Any
+                  ) -> tuple[FinalAnswer | ToolCall | ListTools | UnknownTool | Malformed | None,
+                             StepOutcome | None]:
+        """Parse and act on one action: the per-instance boundary of a batch.
+
+        Returns the parsed action and, unless it is a final answer, its outcome. Any exception
+        from parsing or acting (``RecursionError``, ``MemoryError``, a bug of ours) ends this
+        instance's episode with an unscored error observation naming it, and the rest of the
+        batch goes on.
+        """
+        try:
+            parsed = parse_action(action, self._tool_names[inst.world],
+                                  self.config.max_action_chars)
+            if isinstance(parsed, FinalAnswer):
+                return parsed, None
+            return parsed, self._act(inst, parsed)
+        except Exception as e:  # noqa: BLE001 - the boundary: one action must not break a batch
+            logger.warning("handling an action of %s task %d failed", inst.world, inst.task_idx,
+                           exc_info=True)
+            inst.done = True
+            reason = f"the action could not be handled ({type(e).__name__}: {str(e)[:200]})"
+            info = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps,
+                    K.ACTION_KIND: "error", K.ERROR: reason, K.REWARD_VALID: False}
+            return None, StepOutcome(f"Error: {reason}", self.config.rewards.unscored, True,
+                                     False, info)
+
     def _act(self, inst: _Instance, parsed: ToolCall | ListTools | UnknownTool | Malformed
              ) -> StepOutcome:
         rewards = self.config.rewards
@@ -234,7 +274,8 @@ class WorldRuntime:
             inst.done = True
             info.update({K.ACTION_KIND: "malformed", K.FORMAT_ERROR: True,
                          K.ERROR: parsed.reason, K.REWARD_VALID: True})
-            return StepOutcome(f"Error: {parsed.reason}", rewards.format_error, True, False, info)
+            return StepOutcome(self._clip(f"Error: {parsed.reason}"), rewards.format_error, True,
+                               False, info)
         info[K.DROPPED_CALLS] = parsed.dropped_calls
         if isinstance(parsed, ListTools):
             info[K.ACTION_KIND] = "list_tools"
@@ -255,16 +296,21 @@ class WorldRuntime:
                 info[K.TOOL_TIME_S] = result.elapsed_s
             if result.detail:
                 info[K.ERROR] = result.detail
-        limit = self.config.max_text_length
-        if len(text) > limit:  # keep every observation inside the observation space
-            marker = f"\n[... truncated to {limit} characters]"
-            text = text[:max(0, limit - len(marker))] + marker[:limit]
+        text = self._clip(text)
         truncated = inst.steps >= self.config.max_episode_steps
         if truncated:
             inst.done = True
             info[K.REWARD_VALID] = True
         return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0,
                            False, truncated, info)
+
+    def _clip(self, text: str) -> str:
+        """``text`` cut to ``max_text_length`` (every observation stays in the space)."""
+        limit = self.config.max_text_length
+        if len(text) > limit:
+            marker = f"\n[... truncated to {limit} characters]"
+            text = text[:max(0, limit - len(marker))] + marker[:limit]
+        return text
 
     def verifier_for(self, world: str, task: int) -> VerifierDef | None:
         """The verifier the default rubric runs for a task, or None (see :class:`Scorer`)."""

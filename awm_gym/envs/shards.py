@@ -40,7 +40,8 @@ from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.errors import EnvUsageError
 from awm_gym.scoring.verifier_pool import VerifierPool
-from awm_gym.worlds.template_db import default_cache_dir
+from awm_gym.tools.import_probe import is_builtin_world_dir, probe_world_import
+from awm_gym.worlds.template_db import TemplateCache, default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
@@ -410,6 +411,12 @@ def _serve() -> None:
             if kind == "init":
                 root, worlds, config, contained, n = message[1:]
                 world_set = get_world_set(root)
+                for name in worlds:  # import-time hangs and exits, while this process may
+                    world = world_set[name]  # still start the probe's child process
+                    if not is_builtin_world_dir(world.source_dir):
+                        probe_world_import(world.name, world.full_code, world.content_hash,
+                                           timeout_s=config.import_timeout_s,
+                                           cache_dir=TemplateCache(config.cache_dir).directory)
                 if contained:  # every temporary file of this process, multiprocessing's too
                     tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")
                 pool = VerifierPool(num_workers=config.verifier_workers,

@@ -129,11 +129,23 @@ class AWMVectorEnv(VectorEnv):
     # -- helpers for policies ------------------------------------------------------------------
     def tools_text(self, i: int) -> str:
         """The ``list_tools`` reply of instance ``i``'s world."""
-        return self.runtime.tools_text(self.runtime.instance_world(i)[0])
+        return self.runtime.tools_text(self._world_of(i))
 
     def tools(self, i: int) -> list[dict[str, Any]]:
         """Instance ``i``'s tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
-        return self.runtime.tools(self.runtime.instance_world(i)[0])
+        return self.runtime.tools(self._world_of(i))
+
+    def _world_of(self, i: int) -> str:
+        """Instance ``i``'s world: its current one, or the env's only world before a reset."""
+        if not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise EnvUsageError(f"instance index {i!r}: use an int in 0..{self.num_envs - 1}.")
+        world = self.runtime.instance_world(int(i))[0]
+        if world:
+            return world
+        if len(self.runtime.worlds) == 1:
+            return self.runtime.worlds[0]
+        raise EnvUsageError(f"instance {i} has no world before its first reset (this env mixes "
+                            f"{len(self.runtime.worlds)} worlds): call envs.reset(...) first.")
 
     # -- Gymnasium API ----------------------------------------------------------------------------
     def _per_env(self, value: Any, name: str) -> list[Any]:
@@ -186,9 +198,15 @@ class AWMVectorEnv(VectorEnv):
 
     def step(self, actions: Sequence[str | None]
              ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if isinstance(actions, str) or len(actions) != self.num_envs:
+        if isinstance(actions, str):
+            raise EnvUsageError(f"step() needs one action per instance ({self.num_envs}), got 1 "
+                                "(a single str): pass a list or tuple of strings.")
+        if not isinstance(actions, (list, tuple, np.ndarray)):
+            raise EnvUsageError(f"step() needs a list or tuple of {self.num_envs} actions (one "
+                                f"string, or None, per instance); got {type(actions).__name__}.")
+        if len(actions) != self.num_envs:
             raise EnvUsageError(f"step() needs one action per instance ({self.num_envs}), got "
-                                f"{1 if isinstance(actions, str) else len(actions)}.")
+                                f"{len(actions)}.")
         idx = []
         for i, action in enumerate(actions):
             if action is None:

@@ -18,6 +18,9 @@ Atomicity: a recording is written to a hidden temporary directory next to the ta
 into place when every episode is written; an exception, Ctrl-C or a killed process leaves either
 the previous dataset or none (leftover temporary directories are removed on the next write).
 Appending hard-links the existing shards into the new version and adds shards after them.
+One writer at a time: a writer holds ``.<name>.lock`` (``fcntl.flock``) from start to commit,
+and a second recording of the same dataset (another process, or this one) fails at once with a
+clear error instead of both committing and one silently replacing the other's episodes.
 
 The default location is ``$AWM_GYM_DATASETS`` if set, else ``$XDG_CACHE_HOME/awm_gym/datasets``,
 else ``~/.cache/awm_gym/datasets``.
@@ -37,6 +40,7 @@ Example:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -185,6 +189,7 @@ class DatasetWriter:
         self.features = features(self.info_keys)
         self._schema = self.features.arrow_schema
         self._tmp: Path | None = None
+        self._lock_fd: int | None = None
         self._writer: Any = None
         self._buffer: list[dict[str, Any]] = []
         self._shard_rows = 0
@@ -197,6 +202,56 @@ class DatasetWriter:
     def __enter__(self) -> DatasetWriter:
         parent = self.path.parent
         parent.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        try:
+            return self._start()
+        except BaseException:
+            self._unlock()
+            raise
+
+    def _lock(self) -> None:
+        """Hold ``.<name>.lock`` (``fcntl.flock``) until :meth:`__exit__`: one writer at a time.
+
+        A second writer of the same dataset, in this process or another, fails here, before any
+        rollout, rather than both committing and one version silently replacing the other.
+        The kernel drops the lock when its holder dies, so a crashed writer never blocks.
+        """
+        lock_path = self._lock_path
+        while True:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise EnvUsageError(
+                    f"Dataset {self.path} is being written by another recording (it holds "
+                    f"{lock_path}); appends to one dataset run one at a time. Wait for it to "
+                    "finish and record again, or record to another dataset_name.") from None
+            try:  # the holder before us may have removed the file: then lock the new one
+                if os.fstat(fd).st_ino == os.stat(lock_path).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+        self._lock_fd = fd
+
+    @property
+    def _lock_path(self) -> Path:
+        return self.path.parent / f".{self.path.name}.lock"
+
+    def _unlock(self) -> None:
+        """Remove the lock file (while still holding it, so no one holds a removed file) and
+        release it. A killed writer leaves the file; the next writer takes it over."""
+        if self._lock_fd is not None:
+            try:
+                os.unlink(self._lock_path)
+            except FileNotFoundError:
+                pass
+            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            self._lock_fd = None
+
+    def _start(self) -> DatasetWriter:
+        parent = self.path.parent
         self._recover()
         existing = self._existing_meta()
         if existing is not None and self.mode == "error":
@@ -222,6 +277,7 @@ class DatasetWriter:
                 self._writer = None
             if self._tmp is not None and self._tmp.exists():
                 shutil.rmtree(self._tmp, ignore_errors=True)
+            self._unlock()
 
     def _recover(self) -> None:
         """Undo a swap interrupted between its two renames; drop dead writers' temp dirs."""

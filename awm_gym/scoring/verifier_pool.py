@@ -260,6 +260,7 @@ def _stop_workers(slots: list[_Worker | None], owner_pid: int) -> None:
     workers = [w for w in slots if w is not None]
     slots[:] = [None] * len(slots)
     for w in workers:
+        _kill_process_group(w.process)
         try:
             w.process.kill()
         except (OSError, ValueError, AttributeError):
@@ -273,6 +274,21 @@ def _stop_workers(slots: list[_Worker | None], owner_pid: int) -> None:
         shutil.rmtree(w.workdir, ignore_errors=True)
         if w.lock_fd is not None:
             os.close(w.lock_fd)
+
+
+def _kill_process_group(process: Any) -> None:
+    """SIGKILL the worker's process group (its own, from ``os.setsid`` in the worker), so every
+    process a verifier started goes with it. Safe while the worker is unreaped: its pid, and so
+    the group id, cannot have been reused."""
+    pid = getattr(process, "pid", None)
+    if pid is None or not hasattr(os, "killpg"):
+        return
+    try:
+        if os.getpgid(pid) != pid:  # not (yet) its own group leader: never kill a shared group
+            return
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
 
 
 def _exit_description(process: Any) -> str:
@@ -523,6 +539,7 @@ class VerifierPool:
 
     def _on_death(self, w: _Worker, results: list[VerifierResult | None]) -> None:
         index = self._slots.index(w)
+        _kill_process_group(w.process)  # before the worker is reaped: what it started goes too
         if w.job is None:  # died before it was ready: the pool cannot work
             detail = _exit_description(w.process)
             self._retire(index)

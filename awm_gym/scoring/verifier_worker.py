@@ -305,6 +305,14 @@ def _contain(workdir: str, containment_path: str | None) -> None:
 def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: int) -> None:
     """Limits and hygiene for a worker: runaway verifiers die instead of eating the machine."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the pool's to handle, not ours
+    if hasattr(os, "setsid"):
+        # Our own session and process group (pgid = our pid): a verifier's os.killpg(0, ...)
+        # reaches only this worker and what it started, never the caller; the pool kills the
+        # whole group on close, so children a verifier forked go with it.
+        try:
+            os.setsid()
+        except OSError:  # already a group leader (not the case for a forked worker)
+            pass
     sys.setrecursionlimit(recursion_limit)
     sys.stdout = open(os.devnull, "w")  # generated verifiers print; keep the trainer's console
     os.chdir(workdir)  # files a verifier writes by relative path land here and are swept

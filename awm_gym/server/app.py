@@ -99,7 +99,8 @@ class WorldServer:
         self.version = __version__
         self.env_config_dict = dataclasses.asdict(env)
         self.jobs = RuntimeLoop(self.runtime)
-        self.sessions = SessionTable(config.max_sessions, config.idle_timeout_s)
+        self.sessions = SessionTable(config.max_sessions, config.idle_timeout_s,
+                                     config.max_sessions_per_client)
         self.transport_security = _LOOPBACK_SECURITY if config.is_loopback else None
         self._header_check = TransportSecurityMiddleware(self.transport_security)
         self.mcp = McpEndpoint(self)
@@ -131,6 +132,11 @@ class WorldServer:
         refused = await self._header_check.validate_request(connection, is_post=False)
         return None if refused is None else bytes(refused.body).decode("utf-8", "replace")
 
+    async def refuse_post(self, request: Request) -> Any:
+        """The SDK's own refusal of a POST's Host/Origin/Content-Type headers (421, 403 or 400,
+        as the MCP transport would answer), or None when they pass."""
+        return await self._header_check.validate_request(request, is_post=True)
+
     async def _health(self, request: Request) -> JSONResponse:
         table = self.sessions
         return JSONResponse({"status": "ok", "world": self.world, "sessions": table.counts(),
@@ -146,7 +152,10 @@ class WorldServer:
             "num_tools": len(self.tools),
             "endpoints": {"mcp": "/mcp", "sessions": "/ws", "health": "/health"},
             "max_sessions": config.max_sessions, "idle_timeout_s": config.idle_timeout_s,
-            "max_message_bytes": config.max_message_bytes, "env_config": self.env_config_dict})
+            "max_message_bytes": config.max_message_bytes,
+            "max_request_bytes": config.max_request_bytes,
+            "max_sessions_per_client": config.max_sessions_per_client,
+            "env_config": self.env_config_dict})
 
     def close(self) -> None:
         """Close the runtime (instance databases, verifier pool, worker processes)."""

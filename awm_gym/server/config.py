@@ -36,6 +36,12 @@ class ServerConfig:
     max_sessions: int = 128
     """Concurrent sessions (WebSocket and MCP together); more are refused with
     ``CAPACITY_REACHED`` (WebSocket) or HTTP 503 (MCP)."""
+    max_sessions_per_client: int = 0
+    """The most sessions one remote address may hold at once (0: no per-client limit). Behind a
+    proxy every client has the proxy's address: leave it 0 there."""
+    max_request_bytes: int = 4 * 1024 * 1024
+    """Largest HTTP request body (``/mcp``); a larger one gets 413 before it is read (by its
+    Content-Length) or as soon as it passes the limit (chunked)."""
     idle_timeout_s: float = 300.0
     """Sessions idle this long are reaped and their instance freed; 0 never reaps."""
     max_message_bytes: int = 4 * 1024 * 1024
@@ -56,6 +62,12 @@ class ServerConfig:
             raise ValueError(f"ServerConfig.port={self.port}: use 0 (any free port) to 65535.")
         if self.max_sessions < 1:
             raise ValueError(f"ServerConfig.max_sessions={self.max_sessions}: must be >= 1.")
+        if self.max_sessions_per_client < 0:
+            raise ValueError(f"ServerConfig.max_sessions_per_client={self.max_sessions_per_client}"
+                             ": must be >= 0 (0 = no per-client limit).")
+        if self.max_request_bytes < 1024:
+            raise ValueError(f"ServerConfig.max_request_bytes={self.max_request_bytes}: must be "
+                             ">= 1024 so that ordinary requests fit.")
         if not self.idle_timeout_s >= 0:
             raise ValueError(f"ServerConfig.idle_timeout_s={self.idle_timeout_s}: must be >= 0 "
                              "seconds (0 never reaps idle sessions).")

@@ -40,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.errors import EnvUsageError
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["RuntimeLoop"]
@@ -154,14 +156,27 @@ class RuntimeLoop:
             raise
 
     def _run_steps(self, steps: list[_Job]) -> None:
+        """Step the batch once; every job gets exactly one reply and is never run twice.
+
+        The runtime turns anything an action does into that instance's outcome, and raises
+        :class:`EnvUsageError` only before touching any instance: then (and only then) the jobs
+        are stepped one by one, so the bad one gets its error and the others their outcome. Any
+        other error may come after some instances ran (their tool calls applied), so replaying
+        would apply them twice: every job of the batch gets the error instead.
+        """
         self.steps += len(steps)
         try:
             outcomes = self.runtime.step([j.args[0] for j in steps], [j.args[1] for j in steps])
-        except Exception:  # noqa: BLE001 - one bad job must not fail its batch: run them alone
-            logger.debug("batched step failed; stepping its %d jobs one by one", len(steps),
+        except EnvUsageError:
+            logger.debug("batched step refused; stepping its %d jobs one by one", len(steps),
                          exc_info=True)
             for job in steps:
                 self._deliver(job, self._step_one, *job.args)
+            return
+        except Exception as e:  # noqa: BLE001 - the boundary: the error goes back to every caller
+            logger.exception("a batched step of %d jobs failed; none is replayed", len(steps))
+            for job in steps:
+                self._post(job, None, e)
             return
         for job, outcome in zip(steps, outcomes, strict=True):
             self._post(job, outcome, None)

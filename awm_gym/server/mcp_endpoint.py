@@ -10,14 +10,22 @@ says it).
 
 Each MCP session gets its own in-memory copy of the world's initial database, opened on its first
 tool call and closed when the session ends (the client's DELETE, reaping, or server shutdown).
-The SDK's per-session ``lifespan`` hook marks both ends. Sessions count against the server's
-``max_sessions``: a new session over the limit gets HTTP 503 before the SDK sees it.
+The SDK's per-session ``lifespan`` hook marks both ends.
+
+Nothing can squat the table (issue 17, item 3). A session exists only after a valid
+``initialize``: a request without a session id that is anything else (invalid JSON, another
+method, wrong headers) gets 400 and holds nothing. For a valid one the slot is taken here, before
+the SDK creates its transport, in the same event-loop step as the capacity check (so capacity is
+exact across MCP and WebSocket sessions), and handed to the session's lifespan; if the SDK
+refuses the request anyway, the session is ended at once. Bodies over ``max_request_bytes`` get
+413 unread, and ``max_sessions_per_client`` caps one remote address.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -27,9 +35,10 @@ from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
+from awm_gym.server.http_limits import accepts_mcp, is_initialize, jsonrpc_error, read_body, replay
 from awm_gym.server.sessions import Session
 from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.worlds.template_db import open_database
@@ -48,6 +57,20 @@ class _McpSession:
     """Resolves to the session's :class:`DatabaseSlot` (one future: concurrent first calls of a
     session must share one database)."""
     transport_id: str | None = None
+
+
+@dataclass(eq=False)
+class _Reservation:
+    """A slot taken for an ``initialize`` request, claimed by the session the SDK starts for it."""
+
+    session: Session
+    state: _McpSession | None = None
+
+
+_RESERVATION: contextvars.ContextVar[_Reservation | None] = contextvars.ContextVar(
+    "awm_mcp_reservation", default=None)
+"""The reservation of the request being handled. The SDK starts a session's task from the
+request's task, and asyncio copies the context into it, so the session's lifespan sees it."""
 
 
 class McpEndpoint:
@@ -74,29 +97,91 @@ class McpEndpoint:
         return self.manager.run()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and self.server.sessions.is_full:
-            request = Request(scope, receive)
-            if request.method == "POST" and MCP_SESSION_ID_HEADER not in request.headers:
-                capacity = self.server.sessions.capacity
-                self.server.sessions.refuse()
-                response = JSONResponse(
-                    {"jsonrpc": "2.0", "id": None, "error": {
-                        "code": -32000, "message": f"CAPACITY_REACHED: this server already holds "
-                        f"{capacity} sessions (its --max-sessions); retry later or start it "
-                        "with a larger --max-sessions."}}, status_code=503)
-                await response(scope, receive, send)
-                return
-        await self.manager.handle_request(scope, receive, send)
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.manager.handle_request(scope, receive, send)
+            return
+        limit = self.server.config.max_request_bytes
+        body = await read_body(scope, receive, limit)
+        if body is None:
+            await jsonrpc_error(413, f"the request body is larger than {limit} bytes (the "
+                                "server's --max-request-bytes)")(scope, receive, send)
+            return
+        receive = replay(body, receive)
+        if MCP_SESSION_ID_HEADER in Headers(scope=scope):
+            await self.manager.handle_request(scope, receive, send)
+        else:
+            await self._initialize(scope, receive, send, body)
+
+    async def _initialize(self, scope: Any, receive: Any, send: Any, body: bytes) -> None:
+        """A request without a session id: only a valid ``initialize`` opens a session, and its
+        slot is taken here, atomically, before the SDK creates anything."""
+        request = Request(scope, receive)
+        refusal = await self.server.refuse_post(request)
+        if refusal is not None:  # DNS rebinding / cross-site page: the SDK's own answer
+            await refusal(scope, receive, send)
+            return
+        if not accepts_mcp(request.headers) or not is_initialize(body):
+            await jsonrpc_error(400, "a request without an mcp-session-id header must be an MCP "
+                                "`initialize` request (JSON-RPC 2.0 with protocolVersion, "
+                                "capabilities and clientInfo; Content-Type: application/json; "
+                                "Accept: application/json, text/event-stream)")(
+                scope, receive, send)
+            return
+        table = self.server.sessions
+        client = scope["client"][0] if scope.get("client") else None
+        session = table.open("mcp", client=client)
+        if session is None:
+            await self._refuse(scope, receive, send, table.client_is_full(client))
+            return
+        reservation = _Reservation(session)
+        token = _RESERVATION.set(reservation)
+        status: dict[str, Any] = {}
+
+        async def watched_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+        try:
+            await self.manager.handle_request(scope, receive, watched_send)
+        finally:
+            _RESERVATION.reset(token)
+            if reservation.state is None:  # the SDK started no session: give the slot back
+                table.release(session)
+            elif status.get("code", 500) >= 400:  # it started one and then refused the request
+                await self._end(reservation.state)
+
+    async def _refuse(self, scope: Any, receive: Any, send: Any, per_client: bool) -> None:
+        config = self.server.config
+        if per_client:
+            message = (f"CAPACITY_REACHED: this client already holds "
+                       f"{config.max_sessions_per_client} sessions (the server's "
+                       "--max-sessions-per-client); close one and retry.")
+        else:
+            message = (f"CAPACITY_REACHED: this server already holds {config.max_sessions} "
+                       "sessions (its --max-sessions); retry later or start it with a larger "
+                       "--max-sessions.")
+        await jsonrpc_error(503, message, code=-32000)(scope, receive, send)
 
     # -- per-session life ---------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _session_lifespan(self, _: Server) -> AsyncIterator[_McpSession]:
+        reservation = _RESERVATION.get()  # set by _initialize in the request that started us
         state = _McpSession(None)
-        state.session = self.server.sessions.open("mcp", expire=self._expirer(state))
+        if reservation is not None and reservation.state is None:
+            reservation.state = state
+            state.session = reservation.session
+            state.session.expire = self._expirer(state)
         try:
             yield state
         finally:
             await self._close(state)
+
+    async def _end(self, state: _McpSession) -> None:
+        """End a session now (its transport, database and slot)."""
+        transport = self._transports().get(state.transport_id or "")
+        if transport is not None:
+            await transport.terminate()
+        await self._close(state)
 
     def _transports(self) -> dict[str, Any]:
         # the pinned mcp==1.26.0 keeps each session's transport here (no public accessor)

@@ -50,6 +50,8 @@ class Session:
     slot: int
     created_at: float
     last_active: float
+    client: str | None = None
+    """The remote address that opened it (for the per-client limit)."""
     in_flight: int = 0
     expired: bool = False
     expire: Callable[[Session], Awaitable[None]] | None = field(default=None, repr=False)
@@ -75,6 +77,10 @@ class SessionTable:
     Args:
         capacity: the most sessions held at once.
         idle_timeout_s: idle time after which a session is reaped (0: never).
+        max_per_client: the most sessions one remote address may hold (0: no per-client limit).
+
+    Opening is synchronous and runs on the event loop thread, so checking for a free slot and
+    taking it is one atomic step: the table never holds more than ``capacity`` sessions.
     """
 
     capacity: int
@@ -82,8 +88,10 @@ class SessionTable:
     reaped: int
     refused: int
 
-    def __init__(self, capacity: int, idle_timeout_s: float) -> None:
+    def __init__(self, capacity: int, idle_timeout_s: float, max_per_client: int = 0) -> None:
         self.capacity, self.idle_timeout_s = capacity, idle_timeout_s
+        self.max_per_client = max_per_client
+        self._per_client: dict[str, int] = {}
         self._sessions: dict[str, Session] = {}
         self._free = list(range(capacity))  # a heap: the lowest free slot is reused first
         self.reaped = self.refused = 0
@@ -105,17 +113,25 @@ class SessionTable:
             out[session.kind] = out.get(session.kind, 0) + 1
         return out
 
-    def open(self, kind: str, expire: Callable[[Session], Awaitable[None]] | None = None
-             ) -> Session | None:
-        """A new session with a free slot, or None when the table is full."""
-        if not self._free:
+    def open(self, kind: str, expire: Callable[[Session], Awaitable[None]] | None = None,
+             client: str | None = None) -> Session | None:
+        """A new session with a free slot, or None when the table (or ``client``'s share of it,
+        see :meth:`client_is_full`) is full."""
+        if not self._free or self.client_is_full(client):
             self.refuse()
             return None
         now = time.monotonic()
         session = Session(uuid.uuid4().hex, kind, heapq.heappop(self._free), now, now,
-                          expire=expire)
+                          client=client, expire=expire)
         self._sessions[session.session_id] = session
+        if client is not None:
+            self._per_client[client] = self._per_client.get(client, 0) + 1
         return session
+
+    def client_is_full(self, client: str | None) -> bool:
+        """Whether ``client`` already holds ``max_per_client`` sessions."""
+        return (self.max_per_client > 0 and client is not None
+                and self._per_client.get(client, 0) >= self.max_per_client)
 
     def refuse(self) -> None:
         """Count a session refused for lack of capacity (also by endpoints that check first)."""
@@ -125,6 +141,12 @@ class SessionTable:
         """Give the session's slot back (idempotent)."""
         if self._sessions.pop(session.session_id, None) is not None:
             heapq.heappush(self._free, session.slot)
+            if session.client is not None:
+                left = self._per_client.get(session.client, 1) - 1
+                if left > 0:
+                    self._per_client[session.client] = left
+                else:
+                    self._per_client.pop(session.client, None)
 
     def idle_sessions(self, now: float | None = None) -> list[Session]:
         """Sessions idle for longer than ``idle_timeout_s`` (none when reaping is off)."""

@@ -73,13 +73,16 @@ class SessionEndpoint:
             return
         await websocket.accept()
         table = self.server.sessions
-        session = table.open("ws", expire=self._expire(websocket))
+        client = websocket.client.host if websocket.client else None
+        session = table.open("ws", expire=self._expire(websocket), client=client)
         if session is None:
-            await websocket.send_text(error_frame(
-                ErrorCode.CAPACITY_REACHED,
-                f"this server already holds {table.capacity} sessions (its --max-sessions); "
-                "retry later, close idle sessions, or start the server with a larger "
-                "--max-sessions."))
+            reason = (f"this client already holds {table.max_per_client} sessions (the "
+                      "server's --max-sessions-per-client); close one and retry."
+                      if table.client_is_full(client) else
+                      f"this server already holds {table.capacity} sessions (its "
+                      "--max-sessions); retry later, close idle sessions, or start the server "
+                      "with a larger --max-sessions.")
+            await websocket.send_text(error_frame(ErrorCode.CAPACITY_REACHED, reason))
             await websocket.close(code=CLOSE_CODES[ErrorCode.CAPACITY_REACHED])
             return
         episode = _Episode()

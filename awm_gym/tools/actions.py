@@ -16,6 +16,12 @@ that cannot be repaired, a missing name, or arguments that are not an object are
 to a tool the world does not have is :class:`UnknownTool`, which carries AWM's reply text: the
 runtime answers it as AWM does and the episode goes on (``EnvConfig.unknown_tool``).
 
+Bounded on any input (issue 17): tags are found with ``str.find`` (no backtracking regex over
+model text), so parsing is linear in the length of the turn; ``max_chars`` rejects a longer turn
+before any parsing; JSON nested deeper than the interpreter can read, or too large to repair
+(``json_repair`` is superlinear: only bodies up to :data:`MAX_REPAIR_CHARS` are repaired), is
+:class:`Malformed`. Nothing in the text makes :func:`parse_action` raise.
+
 Example:
     >>> parse_action('<tool_call>{"name": "get_note", "arguments": {"note_id": 2}}</tool_call>',
     ...              {"get_note"})
@@ -33,7 +39,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,10 +46,15 @@ from typing import Any
 from awm_gym.tools.catalogue import TOOL_PREFIX
 
 __all__ = ["ToolCall", "ListTools", "FinalAnswer", "Malformed", "Action", "parse_action",
-           "strip_thinking", "format_tool_call", "solution_turns", "UnknownTool"]
+           "strip_thinking", "format_tool_call", "solution_turns", "UnknownTool",
+           "MAX_REPAIR_CHARS"]
 
-_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_OPEN, _CLOSE = "<tool_call>", "</tool_call>"
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+MAX_REPAIR_CHARS = 32_768
+"""Longest ``<tool_call>`` body handed to ``json_repair`` when ``json`` cannot read it (its time
+grows faster than linearly: ~30 s for 1 MB); a longer invalid body is :class:`Malformed`."""
+_MAX_NAME_SHOWN = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,25 +134,74 @@ def solution_turns(solution: Any, default_answer: str = "Done.") -> list[str]:
 
 
 def strip_thinking(text: str) -> str:
-    """Remove ``<think>...</think>`` blocks (and a dangling ``</think>`` prefix) and trim."""
-    text = _THINK.sub("", text)
-    if "</think>" in text:
-        text = text.split("</think>", 1)[1]
+    """Remove ``<think>...</think>`` blocks (and a dangling ``</think>`` prefix) and trim.
+
+    Linear in ``len(text)``: an unclosed ``<think>`` is kept as text, as the regex
+    ``<think>.*?</think>`` did.
+
+    Example:
+        >>> strip_thinking("<think>hmm</think> It is 42. <think>x")
+        'It is 42. <think>x'
+    """
+    parts, pos = [], 0
+    while True:
+        start = text.find(_THINK_OPEN, pos)
+        end = -1 if start < 0 else text.find(_THINK_CLOSE, start + len(_THINK_OPEN))
+        if end < 0:
+            parts.append(text[pos:])
+            break
+        parts.append(text[pos:start])
+        pos = end + len(_THINK_CLOSE)
+    text = "".join(parts)
+    if _THINK_CLOSE in text:
+        text = text.split(_THINK_CLOSE, 1)[1]
     return text.strip()
 
 
-def _loads(raw: str) -> Any:
+def _tool_call_blocks(text: str) -> tuple[str | None, int]:
+    """The first complete ``<tool_call>`` body (stripped) and the number of complete blocks.
+
+    Each block is the text between an opening tag and the next closing tag, as the non-greedy
+    regex ``<tool_call>\\s*(.*?)\\s*</tool_call>`` found them; every character is looked at
+    a bounded number of times.
+    """
+    first, count, pos = None, 0, 0
+    while True:
+        start = text.find(_OPEN, pos)
+        if start < 0:
+            break
+        body_start = start + len(_OPEN)
+        end = text.find(_CLOSE, body_start)
+        if end < 0:
+            break
+        if first is None:
+            first = text[body_start:end].strip()
+        count += 1
+        pos = end + len(_CLOSE)
+    return first, count
+
+
+def _loads(raw: str) -> tuple[Any, str | None]:
+    """``raw`` read as JSON (repaired when short enough), or ``(None, why it could not be)``."""
     try:
-        return json.loads(raw)
+        return json.loads(raw), None
     except ValueError:
         pass
+    except RecursionError:
+        return None, "its JSON is nested too deeply to read"
+    except MemoryError:
+        return None, "its JSON is too large to read"
+    if len(raw) > MAX_REPAIR_CHARS:
+        return None, (f"its JSON is invalid and longer than {MAX_REPAIR_CHARS} characters, "
+                      "too long to repair")
     try:
+        # late import: json_repair is only needed for invalid JSON
         import json_repair
 
         value = json_repair.loads(raw)
     except Exception:  # noqa: BLE001 - the repair library may fail in any way on model text
-        return None
-    return value if value not in ("", None) else None
+        return None, None
+    return (value, None) if value not in ("", None) else (None, None)
 
 
 def _arguments(value: Any) -> dict[str, Any] | None:
@@ -151,28 +210,53 @@ def _arguments(value: Any) -> dict[str, Any] | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     return value if isinstance(value, dict) else None
 
 
+def _shown(name: str) -> str:
+    """``name`` quoted for a message, cut to a readable length."""
+    if len(name) <= _MAX_NAME_SHOWN:
+        return repr(name)
+    return f"{name[:_MAX_NAME_SHOWN]!r}... ({len(name)} characters)"
+
+
 def _unknown(name: str, tools: Collection[str]) -> Malformed:
+    if len(name) > _MAX_NAME_SHOWN:  # no tool name is this long; skip the quadratic matcher
+        return Malformed(f"unknown tool {_shown(name)}. Call list_tools to see every tool.")
     close = difflib.get_close_matches(name, list(tools), n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return Malformed(f"unknown tool {name!r}.{hint} Call list_tools to see every tool.")
 
 
-def parse_action(text: str, tools: Collection[str]) -> Action:
-    """Parse one model turn. ``tools`` are the world's tool names (operation ids)."""
+def parse_action(text: str, tools: Collection[str], max_chars: int | None = None) -> Action:
+    """Parse one model turn. ``tools`` are the world's tool names (operation ids).
+
+    Args:
+        text: the model's raw turn.
+        tools: the world's tool names.
+        max_chars: a turn longer than this is :class:`Malformed` before any parsing (None: no
+            cap). Parsing is linear in ``len(text)`` either way.
+
+    Example:
+        >>> parse_action("x" * 11, {"get_note"}, max_chars=10).reason
+        'the action is 11 characters long; the limit is 10 (EnvConfig.max_action_chars)'
+    """
     if not isinstance(text, str):
         return Malformed(f"the action must be a string, got {type(text).__name__}")
-    blocks = _TOOL_CALL.findall(text)
-    if not blocks:
-        if "<tool_call>" in text:
+    if max_chars is not None and len(text) > max_chars:
+        return Malformed(f"the action is {len(text)} characters long; the limit is {max_chars} "
+                         "(EnvConfig.max_action_chars)")
+    body, count = _tool_call_blocks(text)
+    if body is None:
+        if _OPEN in text:
             return Malformed("unclosed <tool_call>: write <tool_call>{...}</tool_call>")
         return FinalAnswer(strip_thinking(text))
-    dropped = len(blocks) - 1
-    call = _loads(blocks[0])
+    dropped = count - 1
+    call, why = _loads(body)
+    if why is not None:
+        return Malformed(f"the <tool_call> block cannot be read: {why}", dropped)
     if isinstance(call, list):
         call = call[0] if call else None
     if not isinstance(call, dict):

@@ -103,12 +103,13 @@ def test_mcp_lists_and_calls_tools_with_the_in_process_texts(server, host) -> No
 
 def test_each_mcp_session_has_its_own_database(server, host) -> None:
     like = [("like_track", {"track_id": 21})]
-    check = [("like_track", {"track_id": 21})]  # a second like answers differently
+    check = [("list_liked_tracks", {})]  # lists track 21 only after the like
     _, (first, second) = anyio.run(over_mcp, server.url + "/mcp", like + check, check)
-    fresh, again = in_process(host, like + check)
-    assert first == [fresh, again]
-    assert second == [fresh]  # session 2 never saw session 1's like
-    assert fresh != again
+    liked, listed_after = in_process(host, like + check)
+    [listed_before] = in_process(host, check)
+    assert first == [liked, listed_after]
+    assert second == [listed_before]  # session 2 never saw session 1's like
+    assert listed_before != listed_after
     deadline = time.monotonic() + 10  # the clients' DELETEs ended both sessions on the server
     while httpx.get(server.url + "/health", timeout=10).json()["sessions"]["mcp"] != 0:
         assert time.monotonic() < deadline, "MCP sessions were not released"

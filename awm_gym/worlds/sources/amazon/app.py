@@ -926,6 +926,9 @@ async def update_address(request: AddressUpdateRequest, address_id: int = Path(.
 async def delete_address(address_id: int = Path(..., description="Address ID")):
     session = SessionLocal()
     address = session.query(Address).filter(Address.id == address_id, Address.user_id == 1).first()
+    if address is None:
+        session.close()
+        return ActionResponse(success=False, message=f"Address {address_id} not found")
     label = address.label
     session.delete(address)
     session.commit()
@@ -1095,6 +1098,11 @@ async def create_review(request: ReviewCreateRequest, product_id: int = Path(...
     session = SessionLocal()
     now = datetime.utcnow()
     product = session.query(Product).filter(Product.id == product_id).first()
+    existing = session.query(Review).filter(Review.product_id == product.id, Review.user_id == 1).first()
+    if existing is not None:
+        result = build_review(session, existing)
+        session.close()
+        return result
     variant_ids = [row[0] for row in session.query(ProductVariant.id).filter(ProductVariant.product_id == product.id).all()]
     purchases = session.query(func.count(OrderItem.id)).join(Order, Order.id == OrderItem.order_id).filter(Order.user_id == 1, Order.status == "delivered", OrderItem.variant_id.in_(variant_ids)).scalar()
     review = Review(product_id=product.id, user_id=1, rating=request.rating, title=request.title, body=request.body, verified_purchase=purchases > 0, helpful_votes=0, created_at=now, updated_at=now)
@@ -1132,6 +1140,9 @@ async def update_review(request: ReviewUpdateRequest, review_id: int = Path(...,
 async def delete_review(review_id: int = Path(..., description="Review ID")):
     session = SessionLocal()
     review = session.query(Review).filter(Review.id == review_id, Review.user_id == 1).first()
+    if review is None:
+        session.close()
+        return ActionResponse(success=False, message=f"Review {review_id} not found among your reviews")
     product = session.query(Product).filter(Product.id == review.product_id).first()
     if product.review_count > 1:
         product.avg_rating = round((product.avg_rating * product.review_count - review.rating) / (product.review_count - 1), 2)
@@ -1409,6 +1420,11 @@ async def add_wishlist_item(request: WishlistItemAddRequest, wishlist_id: int = 
     session = SessionLocal()
     wishlist = session.query(Wishlist).filter(Wishlist.id == wishlist_id, Wishlist.user_id == 1).first()
     variant = session.query(ProductVariant).filter(ProductVariant.id == request.variant_id).first()
+    existing = session.query(WishlistItem).filter(WishlistItem.wishlist_id == wishlist.id, WishlistItem.variant_id == variant.id).first()
+    if existing is not None:
+        result = build_wishlist_item(session, existing)
+        session.close()
+        return result
     item = WishlistItem(wishlist_id=wishlist.id, variant_id=variant.id, quantity_desired=request.quantity_desired, priority=request.priority, note=request.note, added_at=datetime.utcnow())
     session.add(item)
     session.commit()

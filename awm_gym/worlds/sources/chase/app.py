@@ -1201,6 +1201,11 @@ async def list_disputes():
 async def file_dispute(request: DisputeCreateRequest):
     session = SessionLocal()
     item = session.query(Transaction).join(Account, Account.id == Transaction.account_id).filter(Transaction.id == request.transaction_id, Account.customer_id == 1, Transaction.transaction_type == "purchase", Transaction.status == "posted").first()
+    existing = session.query(Dispute).filter(Dispute.transaction_id == item.id).first()
+    if existing is not None:
+        result = build_dispute(session, existing)
+        session.close()
+        return result
     account = session.query(Account).filter(Account.id == item.account_id).first()
     now = datetime.utcnow()
     amount = -item.amount_cents

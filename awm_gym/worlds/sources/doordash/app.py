@@ -1072,6 +1072,11 @@ async def list_favorites():
 async def add_favorite(request: FavoriteCreateRequest):
     session = SessionLocal()
     restaurant = session.query(Restaurant).filter(Restaurant.id == request.restaurant_id).first()
+    existing = session.query(Favorite).filter(Favorite.user_id == 1, Favorite.restaurant_id == restaurant.id).first()
+    if existing is not None:
+        result = FavoriteResponse(id=existing.id, created_at=existing.created_at, restaurant=build_restaurant(session, restaurant))
+        session.close()
+        return result
     favorite = Favorite(user_id=1, restaurant_id=restaurant.id, created_at=datetime.utcnow())
     session.add(favorite)
     session.commit()
@@ -1291,6 +1296,11 @@ async def reorder(order_id: int = Path(..., description="Order ID")):
 async def rate_order(request: RatingCreateRequest, order_id: int = Path(..., description="Order ID")):
     session = SessionLocal()
     order = session.query(Order).filter(Order.id == order_id, Order.user_id == 1, Order.status == "delivered").first()
+    existing = session.query(Rating).filter(Rating.order_id == order.id).first()
+    if existing is not None:
+        result = build_rating(session, existing)
+        session.close()
+        return result
     restaurant = session.query(Restaurant).filter(Restaurant.id == order.restaurant_id).first()
     driver_rating = request.driver_rating if order.driver_id else None
     rating = Rating(order_id=order.id, user_id=1, restaurant_id=restaurant.id, driver_id=order.driver_id, restaurant_rating=request.restaurant_rating, driver_rating=driver_rating, comment=request.comment, created_at=datetime.utcnow())

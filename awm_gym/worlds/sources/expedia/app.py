@@ -972,6 +972,11 @@ async def list_travelers():
 @app.post("/api/me/travelers", response_model=TravelerResponse, summary="Add a traveler", description="Save a new traveler profile (name, date of birth, relationship, passport) on the account.", tags=["account"], operation_id="add_traveler")
 async def add_traveler(request: TravelerCreateRequest):
     session = SessionLocal()
+    existing = session.query(Traveler).filter(Traveler.user_id == 1, Traveler.first_name == request.first_name, Traveler.last_name == request.last_name, Traveler.date_of_birth == request.date_of_birth).first()
+    if existing is not None:
+        result = TravelerResponse.model_validate(existing)
+        session.close()
+        return result
     traveler = Traveler(user_id=1, first_name=request.first_name, last_name=request.last_name, date_of_birth=request.date_of_birth, relationship=request.relationship, passport_number=request.passport_number, passport_country=request.passport_country, passport_expiry=request.passport_expiry, known_traveler_number=request.known_traveler_number)
     session.add(traveler)
     session.commit()
@@ -1173,6 +1178,11 @@ async def create_review(request: ReviewCreateRequest, hotel_id: int = Path(..., 
     session = SessionLocal()
     hotel = session.query(Hotel).filter(Hotel.id == hotel_id).first()
     booking = session.query(Booking).filter(Booking.id == request.booking_id, Booking.user_id == 1, Booking.booking_type == "hotel", Booking.status == "completed").first()
+    existing = session.query(Review).filter(Review.user_id == 1, Review.booking_id == booking.id).first()
+    if existing is not None:
+        result = build_review(session, existing)
+        session.close()
+        return result
     review = Review(user_id=1, hotel_id=hotel.id, booking_id=booking.id, rating=request.rating, title=request.title, body=request.body, created_at=datetime.utcnow())
     session.add(review)
     session.commit()
@@ -1519,6 +1529,9 @@ async def remove_saved_trip_item(saved_trip_id: int = Path(..., description="Sav
 async def delete_saved_trip(saved_trip_id: int = Path(..., description="Saved trip ID")):
     session = SessionLocal()
     trip = session.query(SavedTrip).filter(SavedTrip.id == saved_trip_id, SavedTrip.user_id == 1).first()
+    if trip is None:
+        session.close()
+        return ActionResponse(success=False, message=f"Saved trip {saved_trip_id} not found")
     name = trip.name
     session.query(SavedTripItem).filter(SavedTripItem.saved_trip_id == trip.id).delete()
     session.delete(trip)

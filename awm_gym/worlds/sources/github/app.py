@@ -1095,6 +1095,9 @@ async def delete_branch(owner: str = Path(..., description="Owner login"), repo:
     session = SessionLocal()
     repository = find_repository(session, owner, repo)
     branch = find_branch(session, repository, name)
+    if branch is None:
+        session.close()
+        return ActionResponse(success=False, message=f"Branch '{name}' not found in {owner}/{repo}")
     if branch.is_protected or branch.name == repository.default_branch:
         session.close()
         return ActionResponse(success=False, message=f"Branch '{name}' is protected or the default branch and cannot be deleted")
@@ -1624,6 +1627,11 @@ async def create_release(request: ReleaseCreateRequest, owner: str = Path(..., d
     repository = find_repository(session, owner, repo)
     target = find_branch(session, repository, request.target_branch or repository.default_branch)
     now = datetime.utcnow()
+    existing = session.query(Release).filter(Release.repo_id == repository.id, Release.tag_name == request.tag_name).first()
+    if existing is not None:
+        result = build_release(session, existing)
+        session.close()
+        return result
     release = Release(repo_id=repository.id, tag_name=request.tag_name, name=request.name, body=request.body, target_branch=target.name, is_draft=request.draft, is_prerelease=request.prerelease, author_id=1, created_at=now, published_at=None if request.draft else now)
     session.add(release)
     session.commit()

@@ -1330,6 +1330,11 @@ async def get_contact(contact_id: int = Path(..., description="Contact ID")):
 @app.post("/api/contacts", response_model=ContactResponse, summary="Create a contact", description="Add a person to the address book.", tags=["contacts"], operation_id="create_contact")
 async def create_contact(request: ContactCreateRequest):
     session = SessionLocal()
+    existing = session.query(Contact).filter(Contact.owner_id == 1, Contact.email == request.email.strip()).first()
+    if existing is not None:
+        result = build_contact(session, existing)
+        session.close()
+        return result
     contact = Contact(owner_id=1, name=request.name.strip(), email=request.email.strip(), phone=request.phone, company=request.company, job_title=request.job_title, notes=request.notes, is_favorite=request.is_favorite, created_at=datetime.utcnow())
     session.add(contact)
     session.commit()

@@ -1359,6 +1359,9 @@ async def add_reminder(request: ReminderCreateRequest, event_id: int = Path(...,
 async def delete_reminder(reminder_id: int = Path(..., description="Reminder ID")):
     session = SessionLocal()
     reminder = session.query(Reminder).filter(Reminder.id == reminder_id, Reminder.user_id == 1).first()
+    if reminder is None:
+        session.close()
+        return ActionResponse(success=False, message=f"Reminder {reminder_id} not found")
     session.delete(reminder)
     session.commit()
     session.close()
@@ -1417,6 +1420,11 @@ async def book_room(request: BookRoomRequest, event_id: int = Path(..., descript
     event = editable_event(session, event_id)
     resource = session.query(Resource).filter(Resource.id == request.room_id).first()
     status = "accepted" if room_is_free(session, resource.id, event.start_time, event.end_time, event.id) else "declined"
+    existing = session.query(RoomBooking).filter(RoomBooking.resource_id == resource.id, RoomBooking.event_id == event.id).first()
+    if existing is not None:
+        result = build_booking(session, existing)
+        session.close()
+        return result
     booking = RoomBooking(resource_id=resource.id, event_id=event.id, start_time=event.start_time, end_time=event.end_time, status=status, booked_by=1, created_at=datetime.utcnow())
     session.add(booking)
     session.commit()

@@ -935,6 +935,9 @@ async def update_playlist(request: PlaylistUpdateRequest, playlist_id: int = Pat
 async def delete_playlist(playlist_id: int = Path(..., description="Playlist ID")):
     session = SessionLocal()
     playlist = session.query(Playlist).filter(Playlist.id == playlist_id, Playlist.user_id == 1).first()
+    if playlist is None:
+        session.close()
+        return ActionResponse(success=False, message=f"Playlist {playlist_id} not found among your playlists")
     name = playlist.name
     session.query(PlaylistTrack).filter(PlaylistTrack.playlist_id == playlist.id).delete()
     session.query(PlaylistFollower).filter(PlaylistFollower.playlist_id == playlist.id).delete()
@@ -949,6 +952,11 @@ async def add_track_to_playlist(request: PlaylistTrackAddRequest, playlist_id: i
     session = SessionLocal()
     playlist = session.query(Playlist).filter(Playlist.id == playlist_id).filter(or_(Playlist.user_id == 1, Playlist.is_collaborative == True)).first()
     track = session.query(Track).filter(Track.id == request.track_id).first()
+    existing = session.query(PlaylistTrack).filter(PlaylistTrack.playlist_id == playlist.id, PlaylistTrack.track_id == track.id).first()
+    if existing is not None:
+        result = build_playlist_track(session, existing)
+        session.close()
+        return result
     count = session.query(func.count(PlaylistTrack.id)).filter(PlaylistTrack.playlist_id == playlist.id).scalar()
     position = count + 1
     if request.position is not None and 1 <= request.position <= count:
@@ -969,6 +977,9 @@ async def remove_track_from_playlist(playlist_id: int = Path(..., description="P
     session = SessionLocal()
     playlist = session.query(Playlist).filter(Playlist.id == playlist_id).filter(or_(Playlist.user_id == 1, Playlist.is_collaborative == True)).first()
     entry = session.query(PlaylistTrack).filter(PlaylistTrack.playlist_id == playlist.id, PlaylistTrack.track_id == track_id).first()
+    if entry is None:
+        session.close()
+        return ActionResponse(success=False, message=f"Track {track_id} is not in playlist {playlist_id}")
     removed_position = entry.position
     session.delete(entry)
     session.query(PlaylistTrack).filter(PlaylistTrack.playlist_id == playlist.id, PlaylistTrack.position > removed_position).update({PlaylistTrack.position: PlaylistTrack.position - 1}, synchronize_session=False)
@@ -1032,6 +1043,11 @@ async def list_liked_tracks(limit: int = Query(50, description="Maximum number o
 async def like_track(request: TrackIdRequest):
     session = SessionLocal()
     track = session.query(Track).filter(Track.id == request.track_id).first()
+    existing = session.query(LikedTrack).filter(LikedTrack.user_id == 1, LikedTrack.track_id == track.id).first()
+    if existing is not None:
+        result = LikedTrackResponse(liked_at=existing.liked_at, track=build_track(session, track))
+        session.close()
+        return result
     like = LikedTrack(user_id=1, track_id=track.id, liked_at=datetime.utcnow())
     session.add(like)
     session.commit()
@@ -1199,6 +1215,11 @@ async def list_followed_podcasts():
 async def follow_podcast(request: PodcastIdRequest):
     session = SessionLocal()
     podcast = session.query(Podcast).filter(Podcast.id == request.podcast_id).first()
+    existing = session.query(FollowedPodcast).filter(FollowedPodcast.user_id == 1, FollowedPodcast.podcast_id == podcast.id).first()
+    if existing is not None:
+        result = FollowedPodcastResponse(followed_at=existing.followed_at, podcast=PodcastResponse.model_validate(podcast))
+        session.close()
+        return result
     follow = FollowedPodcast(user_id=1, podcast_id=podcast.id, followed_at=datetime.utcnow())
     session.add(follow)
     session.commit()
@@ -1230,6 +1251,11 @@ async def list_saved_episodes():
 async def save_episode(request: EpisodeIdRequest):
     session = SessionLocal()
     episode = session.query(Episode).filter(Episode.id == request.episode_id).first()
+    existing = session.query(SavedEpisode).filter(SavedEpisode.user_id == 1, SavedEpisode.episode_id == episode.id).first()
+    if existing is not None:
+        result = SavedEpisodeResponse(id=existing.id, saved_at=existing.saved_at, resume_position_ms=existing.resume_position_ms, completed=existing.completed, episode=build_episode(session, episode))
+        session.close()
+        return result
     item = SavedEpisode(user_id=1, episode_id=episode.id, saved_at=datetime.utcnow(), resume_position_ms=0, completed=False)
     session.add(item)
     session.commit()

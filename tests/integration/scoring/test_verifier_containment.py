@@ -1,0 +1,83 @@
+"""Verifier workers cannot signal their caller, and nothing they start outlives the pool
+(issue 17, item 5). Real worker processes; the hostile verifiers run inside a separate Python
+process in its own session, so that without the containment only that process dies, never the
+test run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+SCRIPT = textwrap.dedent('''
+    import sqlite3, sys
+    from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
+    code = sys.argv[1]
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (x)")
+    db = conn.serialize()
+    pool = VerifierPool(num_workers=1, timeout_s=20)
+    [result] = pool.run([VerifyJob(code, "verify_task_completion", "code", db, db, "done")])
+    pool.close()
+    print("caller alive:", result.label, result.error_kind)
+''')
+
+
+def run_hostile(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-c", SCRIPT, code], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=tmp_path, start_new_session=True)
+
+
+@pytest.mark.timeout(150)
+def test_a_verifier_that_kills_its_process_group_does_not_kill_the_caller(tmp_path) -> None:
+    code = textwrap.dedent('''
+        def verify_task_completion(initial_db_path, final_db_path, final_answer=None):
+            import os, signal
+            os.killpg(0, signal.SIGKILL)
+    ''')
+    done = run_hostile(code, tmp_path)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "caller alive: verifier_error crash" in done.stdout
+
+
+@pytest.mark.timeout(150)
+def test_a_child_a_verifier_forked_is_gone_after_close(tmp_path) -> None:
+    pid_file = tmp_path / "child.pid"
+    code = textwrap.dedent(f'''
+        def verify_task_completion(initial_db_path, final_db_path, final_answer=None):
+            import os, time
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(300)
+                os._exit(0)
+            with open({str(pid_file)!r}, "w") as f:
+                f.write(str(pid))
+            return {{"result": "complete"}}
+    ''')
+    done = run_hostile(code, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "caller alive: complete" in done.stdout
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _is_running(child):
+        time.sleep(0.1)
+    alive = _is_running(child)
+    if alive:
+        os.kill(child, 9)  # clean up what the old code left behind
+    assert not alive, f"the verifier's child {child} survived the pool's close()"
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
