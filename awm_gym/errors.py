@@ -10,6 +10,9 @@
      +-- VerifierError         the verifier pool itself failed (not a verifier crash: that is data)
      +-- EnvUsageError         a programmer mistake at the env API edge (wrong action count, mask...)
 
+:class:`WorldSkippedWarning` (a ``UserWarning``) says a multi-world env left out a world that
+cannot be prepared; ``EnvConfig(strict=True)`` raises its :class:`WorldLoadError` instead.
+
 A bad rollout is data, not a crash: nothing the model or the generated code does raises out of
 ``step``. These errors are for programmer mistakes and broken inputs.
 """
@@ -24,6 +27,7 @@ __all__ = [
     "ToolHostError",
     "VerifierError",
     "EnvUsageError",
+    "WorldSkippedWarning",
 ]
 
 
@@ -56,3 +60,8 @@ class VerifierError(AWMGymError, RuntimeError):
 
 class EnvUsageError(AWMGymError, ValueError):
     """A programmer mistake at the env API edge: wrong number of actions, bad reset_mask, ..."""
+
+
+class WorldSkippedWarning(UserWarning):
+    """A multi-world env (``AWM/mix-v0``, ``worlds=[...]``) left out a world that cannot be
+    prepared; the message names the world and the cause."""

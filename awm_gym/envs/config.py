@@ -92,6 +92,10 @@ class EnvConfig:
     """The LLM judge for sql-mode verifiers (a ``JudgeConfig`` or a dict of its fields). None:
     sql-mode episodes end ``awaiting_judge``, unscored. Set: they are judged in one batch per
     step and rewarded by ``rewards.judge_table``."""
+    strict: bool = False
+    """A multi-world env (``AWM/mix-v0``, ``worlds=[...]``) leaves out a world that cannot be
+    prepared, with a ``WorldSkippedWarning`` naming it and the cause; ``strict=True`` raises its
+    ``WorldLoadError`` instead. A single-world env always raises."""
     rubric: Rubric | None = None
     """A reward composition (``awm_gym.scoring.rubrics``) replacing the default label -> reward mapping
     for final answers; it may combine the code verifier, the judge and format checks."""

@@ -14,13 +14,14 @@ import logging
 import random
 import threading
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
-from awm_gym.errors import EnvUsageError, UnknownWorldError
+from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.tools.actions import FinalAnswer, ListTools, Malformed, ToolCall, parse_action
 from awm_gym.tools.catalogue import format_tools_text
 from awm_gym.tools.db_routing import DatabaseSlot
@@ -30,23 +31,61 @@ from awm_gym.worlds.template_db import TemplateCache, open_database
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world"]
+__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds"]
 
 _PREPARED: dict[tuple[str, str], PreparedWorld] = {}
+_FAILED: dict[tuple[str, str], str] = {}  # a world that cannot be prepared is tried once
 _PREPARED_LOCK = threading.Lock()
 
 
 def get_prepared_world(world: Any, config: EnvConfig) -> PreparedWorld:
-    """The process-wide prepared copy of ``world`` (its code runs once per process)."""
+    """The process-wide prepared copy of ``world`` (its code runs once per process).
+
+    Raises:
+        WorldLoadError: the world cannot be prepared (the message names it and the cause); the
+            failure is remembered, so later calls raise at once.
+    """
     key = (world.content_hash, config.clock)
     with _PREPARED_LOCK:
         prepared = _PREPARED.get(key)
         if prepared is None:
-            prepared = prepare_world(world, clock=FrozenClock(config.clock),
-                                     cache=TemplateCache(config.cache_dir),
-                                     timeout_s=config.tool_timeout_s)
+            if key in _FAILED:
+                raise WorldLoadError(_FAILED[key])
+            try:
+                prepared = prepare_world(world, clock=FrozenClock(config.clock),
+                                         cache=TemplateCache(config.cache_dir),
+                                         timeout_s=config.tool_timeout_s)
+            except WorldLoadError as e:
+                _FAILED[key] = str(e)
+                raise
             _PREPARED[key] = prepared
         return prepared
+
+
+def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig
+                   ) -> dict[str, PreparedWorld]:
+    """Prepare every world of ``names``; one that cannot be prepared is a per-world problem.
+
+    With several worlds, a world that fails is left out with a
+    :class:`~awm_gym.errors.WorldSkippedWarning` naming it and the cause (``config.strict``:
+    its :class:`~awm_gym.errors.WorldLoadError` is raised instead). A single world, or a set
+    where none can be prepared, raises.
+    """
+    prepared: dict[str, PreparedWorld] = {}
+    failed: list[str] = []
+    for name in names:
+        try:
+            prepared[name] = get_prepared_world(world_set[name], config)
+        except WorldLoadError as e:
+            if config.strict or len(names) == 1:
+                raise
+            failed.append(str(e))
+            warnings.warn(f"Leaving world {name!r} out of this env: {e} (pass strict=True to "
+                          "raise instead).", WorldSkippedWarning, stacklevel=3)
+    if not prepared:
+        raise WorldLoadError(f"None of the {len(names)} worlds could be prepared: "
+                             + " | ".join(failed))
+    return prepared
 
 
 @dataclass
@@ -88,10 +127,10 @@ class WorldRuntime:
         if not worlds:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
-        self.worlds = tuple(world_set[w].name for w in worlds)
         self.num_instances = num_instances
         self.clock = FrozenClock(config.clock)
-        self._prepared = {w: get_prepared_world(world_set[w], config) for w in self.worlds}
+        self._prepared = prepare_worlds(world_set, [world_set[w].name for w in worlds], config)
+        self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
         self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set[w].tasks))]
         self._instances = [_Instance() for _ in range(num_instances)]
         self._tool_names = {w: frozenset(p.host._tools_by_name) for w, p in self._prepared.items()}

@@ -121,7 +121,7 @@ class ShardedRuntime:
         self._world_of: list[str] = [""] * num_instances
         self._tools_text: dict[str, str] = {}
         for shard in self._shards:  # wait until every worker has loaded its worlds
-            shard.reply(time.monotonic() + 600)
+            self.worlds = tuple(shard.reply(time.monotonic() + 600))  # minus those left out
 
     def __repr__(self) -> str:
         return (f"ShardedRuntime(worlds={len(self.worlds)}, num_instances={self.num_instances}, "
@@ -242,7 +242,7 @@ def _serve() -> None:
             if kind == "init":
                 root, worlds, config, n = message[1:]
                 runtime = WorldRuntime(get_world_set(root), worlds, n, config)
-                reply: Any = None
+                reply: Any = list(runtime.worlds)
             elif kind == "reset":
                 reply = runtime.reset(*message[1:])
             elif kind == "step":

@@ -306,7 +306,23 @@ def prepare_world(world: WorldDef, *, clock: FrozenClock, cache: TemplateCache |
         clock: the world's frozen clock.
         cache: a :class:`~awm_gym.worlds.template_db.TemplateCache`, or None to always build.
         timeout_s: default limit per tool call.
+
+    Raises:
+        WorldLoadError: the world cannot be prepared (its code does not load, or its template
+            build failed in a way AWM's would not survive); the message names the world.
+            Failed DDL, indexes and INSERTs are not errors: they are in ``report``.
     """
+    try:
+        return _prepare_world(world, clock=clock, cache=cache, timeout_s=timeout_s)
+    except WorldLoadError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the boundary of one world: its failure names it
+        raise WorldLoadError(f"World {world.name!r} cannot be prepared: {type(e).__name__}: {e}. "
+                             "Run `awm check` on its world set for details.") from e
+
+
+def _prepare_world(world: WorldDef, *, clock: FrozenClock, cache: TemplateCache | None,
+                   timeout_s: float) -> PreparedWorld:
     key = TemplateCache.key(world.content_hash, clock)
     cached = cache.load(key) if cache is not None else None
     if cached is not None:

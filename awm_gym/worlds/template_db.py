@@ -97,31 +97,57 @@ def build_template_db(tables: Sequence, samples: Sequence, clock: FrozenClock
     wall_start = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0, tzinfo=None)
     tables_failed = 0
     for table in tables:
-        try:
-            conn.execute(table.ddl)
-            for statement in (*table.indexes, *table.examples):
-                conn.execute(statement)
-        except sqlite3.Error as e:
-            tables_failed += 1
-            failures.append((table.name, -1, f"{type(e).__name__}: {e}"))
-    conn.commit()
+        block = (("DDL", table.ddl), *((f"index {k}", s) for k, s in enumerate(table.indexes)),
+                 *((f"example {k}", s) for k, s in enumerate(table.examples)))
+        for what, statement in block:  # one try per table, as AWM: a failure skips the rest
+            error = _run_statement(conn, statement)
+            if error is not None:
+                tables_failed += 1
+                prefix = "" if what == "DDL" else f"{what} ({_clip(statement)}): "
+                failures.append((table.name, -1, prefix + error))
+                break
+    _commit(conn)
     conn.execute("PRAGMA foreign_keys = ON")
     inserts_total = inserts_failed = 0
     for sample in samples:
         for i, statement in enumerate(sample.insert_statements):
             inserts_total += 1
-            try:
-                conn.execute(statement)
-            except sqlite3.Error as e:
+            error = _run_statement(conn, statement)
+            if error is not None:
                 inserts_failed += 1
-                failures.append((sample.table_name, i, f"{type(e).__name__}: {e}"))
-    conn.commit()
+                failures.append((sample.table_name, i, error))
+    _commit(conn)
+    # foreign keys off first: an UPDATE of a table whose FK names a missing table fails with them on
+    conn.execute("PRAGMA foreign_keys = OFF")
     wall_end = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0, tzinfo=None)
     _freeze_current_defaults(conn, clock, wall_start, wall_end)
-    conn.execute("PRAGMA foreign_keys = OFF")
     report = TemplateReport(len(tables), tables_failed, inserts_total, inserts_failed,
                             tuple(failures))
     return conn, report
+
+
+def _run_statement(conn: sqlite3.Connection, statement: object) -> str | None:
+    """Execute one statement of seed SQL; returns its error text, or None when it ran.
+
+    Every exception is a failure of that statement, as in AWM (``except Exception``): besides
+    ``sqlite3.Error`` that covers two statements in one string (``sqlite3.Warning`` before
+    Python 3.12), NUL characters, lone surrogates and values SQLite cannot bind.
+    """
+    try:
+        conn.execute(statement)  # type: ignore[arg-type]
+    except Exception as e:  # noqa: BLE001 - generated SQL may fail in any way; that is data
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def _commit(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        conn.commit()
+
+
+def _clip(statement: object, limit: int = 80) -> str:
+    text = " ".join(str(statement).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _freeze_current_defaults(conn: sqlite3.Connection, clock: FrozenClock,
@@ -147,11 +173,14 @@ def _freeze_current_defaults(conn: sqlite3.Connection, clock: FrozenClock,
             for kind in kinds:
                 fmt = formats[kind]
                 width = len(frozen.strftime(fmt))
-                conn.execute(
-                    f"UPDATE {quoted} SET {col} = ? WHERE typeof({col}) = 'text' "
-                    f"AND length({col}) = ? AND {col} BETWEEN ? AND ?",
-                    (frozen.strftime(fmt), width, start.strftime(fmt), end.strftime(fmt)))
-    conn.commit()
+                try:
+                    conn.execute(
+                        f"UPDATE {quoted} SET {col} = ? WHERE typeof({col}) = 'text' "
+                        f"AND length({col}) = ? AND {col} BETWEEN ? AND ?",
+                        (frozen.strftime(fmt), width, start.strftime(fmt), end.strftime(fmt)))
+                except sqlite3.Error:  # generated or virtual columns, triggers that fail ...
+                    pass
+    _commit(conn)
 
 
 def default_cache_dir() -> Path:
