@@ -22,7 +22,7 @@ from typing import Any
 
 from awm_gym.scoring.judge import JudgeConfig
 from awm_gym.scoring.rubrics import Rubric
-from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW
+from awm_gym.worlds.clock import parse_instant
 
 __all__ = ["EnvConfig", "RewardConfig"]
 
@@ -77,8 +77,14 @@ class EnvConfig:
     verifier_mode: str = "auto"
     """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
     task has one, else sql)."""
-    clock: str = DEFAULT_FROZEN_NOW
-    """The instant 'now' is frozen at, for seed rows and tool code (UTC)."""
+    clock: str | None = None
+    """Every world's base time, 'YYYY-MM-DD HH:MM:SS' (UTC): seed rows see it and each episode's
+    clock starts at it on reset. None: per world, the latest timestamp in its seed rows'
+    "when it happened" columns rounded up to the hour, never before 2026-01-01 12:00:00
+    (docs/worlds.md, "The clock")."""
+    clock_step_s: float = 1.0
+    """Seconds the clock advances before each tool call (0: it stays at the base time for the
+    whole episode). Same seed and actions give the same times on any machine and day."""
     cache_dir: str | None = None
     """Template database cache; None means $AWM_GYM_CACHE or ~/.cache/awm_gym."""
     max_text_length: int = 100_000
@@ -110,6 +116,11 @@ class EnvConfig:
         for name in ("max_episode_steps", "verifier_workers", "max_text_length"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")
+        if self.clock is not None:
+            parse_instant(self.clock, "EnvConfig.clock")
+        if not self.clock_step_s >= 0:
+            raise ValueError(f"EnvConfig.clock_step_s={self.clock_step_s}: must be >= 0 seconds "
+                             "(0 keeps the clock at the base time for the whole episode).")
         for name in ("tool_timeout_s", "verifier_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")

@@ -27,7 +27,7 @@ from awm_gym.tools.catalogue import format_tools_text
 from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.host import PreparedWorld, prepare_world
 from awm_gym.worlds.clock import FrozenClock
-from awm_gym.worlds.template_db import TemplateCache, open_database
+from awm_gym.worlds.template_db import TemplateCache
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,8 @@ def get_prepared_world(world: Any, config: EnvConfig) -> PreparedWorld:
             if key in _FAILED:
                 raise WorldLoadError(_FAILED[key])
             try:
-                prepared = prepare_world(world, clock=FrozenClock(config.clock),
+                clock = None if config.clock is None else FrozenClock(config.clock)
+                prepared = prepare_world(world, clock=clock,
                                          cache=TemplateCache(config.cache_dir),
                                          timeout_s=config.tool_timeout_s)
             except WorldLoadError as e:
@@ -209,14 +210,14 @@ class WorldRuntime:
                   for seed, t, w in zip(seeds, task_idx, worlds, strict=True)]
         for i, seed, (world, task) in zip(indices, seeds, chosen, strict=True):
             inst = self._instances[i]
-            template = self._prepared[world].template
+            prepared = self._prepared[world]
             if inst.slot is None or inst.slot_world != world:
                 if inst.slot is not None:
                     inst.slot.conn.close()
-                inst.slot = DatabaseSlot(open_database(template, self.clock))
+                inst.slot = prepared.open_slot(self.config.clock_step_s)
                 inst.slot_world = world
             else:
-                inst.slot.conn.deserialize(template)
+                prepared.reset_slot(inst.slot)  # initial state, clock back at the base time
             inst.world, inst.task_idx, inst.seed, inst.steps, inst.done = world, task, seed, 0, False
             inst.turns = []
             info = {K.WORLD: world, K.TASK_IDX: task, K.SEED: -1 if seed is None else seed}
