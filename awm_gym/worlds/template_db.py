@@ -102,13 +102,18 @@ def build_template_db(tables: Sequence, samples: Sequence, clock: FrozenClock
         The open connection (foreign keys back OFF, as a fresh connection has them) and a report.
     """
     conn = open_database(None, clock)
+    conn.execute("PRAGMA user_version = 0")  # writes page 1: a world whose tables all fail
+    # still serializes (an in-memory database with no page cannot)
+    # AWM's own SQLite, functions not overloaded: it alone rejects 'now' where stock SQLite
+    # does (CHECKs, generated columns, indexes), which our deterministic overloads accept
+    stock = sqlite3.connect(":memory:")
     failures: list[tuple[str, int, str]] = []
     tables_failed = 0
     for table in tables:
         block = (("DDL", table.ddl), *((f"index {k}", s) for k, s in enumerate(table.indexes)),
                  *((f"example {k}", s) for k, s in enumerate(table.examples)))
         for what, statement in block:  # one try per table, as AWM: a failure skips the rest
-            error = _run_statement(conn, statement)
+            error = _run_statement(conn, stock, statement)
             if error is not None:
                 tables_failed += 1
                 prefix = "" if what == "DDL" else f"{what} ({_clip(statement)}): "
@@ -116,43 +121,53 @@ def build_template_db(tables: Sequence, samples: Sequence, clock: FrozenClock
                 break
     _commit(conn)
     conn.execute("PRAGMA foreign_keys = ON")
+    stock.execute("PRAGMA foreign_keys = ON")
     inserts_total = inserts_failed = 0
     for sample in samples:
         for i, statement in enumerate(sample.insert_statements):
             inserts_total += 1
-            error = _run_statement(conn, statement)
+            error = _run_statement(conn, stock, statement)
             if error is not None:
                 inserts_failed += 1
                 failures.append((sample.table_name, i, error))
     _commit(conn)
+    stock.close()
     conn.execute("PRAGMA foreign_keys = OFF")
     report = TemplateReport(len(tables), tables_failed, inserts_total, inserts_failed,
                             tuple(failures), clock.now)
     return conn, report
 
 
-def _run_statement(conn: sqlite3.Connection, statement: object) -> str | None:
+def _run_statement(conn: sqlite3.Connection, stock: sqlite3.Connection,
+                   statement: object) -> str | None:
     """Execute one statement of seed SQL; returns its error text, or None when it ran.
 
     Every exception is a failure of that statement, as in AWM (``except Exception``): besides
     ``sqlite3.Error`` that covers two statements in one string, NUL characters, lone
     surrogates and values SQLite cannot bind. The statement runs with its time keywords
     rewritten to the clock's functions (:mod:`awm_gym.worlds.sql_clock`); should the rewritten
-    form fail, the original runs, so exactly the statements AWM runs succeed.
+    form fail (a keyword used as a column name), the original runs. It also runs on ``stock``,
+    a plain connection: a statement stock SQLite rejects for reading 'now' where it must not
+    fails here too, so the statements that succeed are the ones that succeed under AWM.
     """
+    stock_error = _execute(stock, statement)
+    if stock_error is not None and "non-deterministic" in stock_error:
+        return stock_error
     try:
         rewritten = rewrite_time_keywords(statement)  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001 - not a string: executing it reports the error
         rewritten = statement
+    error = _execute(conn, rewritten)
+    if error is not None and rewritten is not statement:
+        error = _execute(conn, statement)
+    return error
+
+
+def _execute(conn: sqlite3.Connection, statement: object) -> str | None:
     try:
-        conn.execute(rewritten)  # type: ignore[arg-type]
+        conn.execute(statement)  # type: ignore[arg-type]
     except Exception as e:  # noqa: BLE001 - generated SQL may fail in any way; that is data
-        if rewritten is statement:
-            return f"{type(e).__name__}: {e}"
-        try:
-            conn.execute(statement)  # type: ignore[arg-type]
-        except Exception as original:  # noqa: BLE001
-            return f"{type(original).__name__}: {original}"
+        return f"{type(e).__name__}: {e}"
     return None
 
 

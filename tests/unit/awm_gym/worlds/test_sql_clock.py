@@ -67,3 +67,30 @@ def test_raw_inserts_into_default_current_timestamp_columns_read_the_clock() -> 
     assert conn.execute("SELECT ts, d, tm FROM t ORDER BY id").fetchall() == [
         ("2026-01-01 12:00:01", "2026-01-01", "12:00:01"),
         ("2026-01-01 12:00:02", "2026-01-01", "12:00:02")]
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("CREATE TABLE t (a TEXT DEFAULT CURRENT_DATE CHECK (a <= CURRENT_DATE))",
+     "CREATE TABLE t (a TEXT DEFAULT (date('now')) CHECK (a <= CURRENT_DATE))"),
+    ("CREATE TABLE t (a DEFAULT (coalesce(NULL, (CURRENT_TIME))), b AS (CURRENT_DATE))",
+     "CREATE TABLE t (a DEFAULT (coalesce(NULL, ((time('now'))))), b AS (CURRENT_DATE))"),
+    ("create temp table t (a default current_timestamp)",
+     "create temp table t (a default (datetime('now')))"),
+    ("ALTER TABLE t ADD COLUMN a DEFAULT CURRENT_TIMESTAMP",
+     "ALTER TABLE t ADD COLUMN a DEFAULT (datetime('now'))"),
+    ("CREATE INDEX i ON t (CURRENT_DATE)", "CREATE INDEX i ON t (CURRENT_DATE)"),
+    ("CREATE TRIGGER tr AFTER UPDATE ON t BEGIN UPDATE t SET at = CURRENT_TIMESTAMP; END",
+     "CREATE TRIGGER tr AFTER UPDATE ON t BEGIN UPDATE t SET at = (datetime('now')); END"),
+])
+def test_table_ddl_rewrites_only_defaults(sql: str, expected: str) -> None:
+    assert rewrite_time_keywords(sql) == expected
+
+
+def test_a_rewritten_schema_behaves_as_the_original_on_a_plain_connection() -> None:
+    ddl = ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT DEFAULT CURRENT_TIMESTAMP "
+           "CHECK (CURRENT_TIMESTAMP IS NOT NULL))")
+    for sql in (ddl, rewrite_time_keywords(ddl)):
+        plain = sqlite3.connect(":memory:")
+        plain.execute(sql)
+        plain.execute("INSERT INTO t (id) VALUES (1)")
+        assert plain.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -279,3 +279,29 @@ def test_a_bad_default_fails_the_inserts_that_use_it() -> None:
     conn, report = build_template_db((t,), samples, CLOCK)
     assert conn.execute("SELECT id FROM t").fetchall() == [(2,)]
     assert report.inserts_failed == 1 and "no_such_fn" in report.failures[0][2]
+
+
+@pytest.mark.parametrize(("ddl", "index", "insert_fails"), [
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT CHECK (a <= datetime('now')))", None, True),
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, g TEXT AS (date('now')))", None, True),
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT)", "CREATE INDEX i ON t (date('now'))", True),
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT CHECK (a <= CURRENT_TIMESTAMP))", None, False),
+])
+def test_now_where_stock_sqlite_forbids_it_fails_as_under_awm(ddl: str, index: str | None,
+                                                             insert_fails: bool) -> None:
+    """(CREATE INDEX succeeds on an empty table; the row it cannot index fails.)"""
+    # our time functions are overloads marked deterministic; stock SQLite still decides here
+    t = TableDef("t", ddl, (index,) if index else (), ())
+    conn, report = build_template_db((t,), (SampleTable("t", ("INSERT INTO t (id, a) VALUES "
+                                                               "(1, '2020-01-01')",)),), CLOCK)
+    assert report.tables_failed == 0
+    assert report.inserts_failed == int(insert_fails)
+    if insert_fails:
+        assert "non-deterministic" in report.failures[0][2]
+
+
+def test_a_world_whose_tables_all_fail_still_serializes() -> None:
+    conn, report = build_template_db((TableDef("t", "CREATE TABLE t (", (), ()),), (), CLOCK)
+    assert report.tables_failed == 1
+    assert open_database(conn.serialize(), CLOCK).execute(
+        "SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
