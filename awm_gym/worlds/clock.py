@@ -23,7 +23,7 @@ Both reach every path to "now":
   ``datetime``/``date``/the ``datetime`` module and the ``time`` module (or ``time.time``) to
   stand-ins that read the clock (``now``/``utcnow``/``today``, ``date.today``, ``time.time``/
   ``time_ns``/``gmtime``/``localtime``/``ctime``/``strftime``) and rewires SQLAlchemy column
-  defaults such as ``default=datetime.utcnow``. Local time is UTC, so results do not depend on
+  defaults such as ``default=datetime.utcnow`` and pydantic ``default_factory`` fields. Local time is UTC, so results do not depend on
   the machine's time zone. Type annotations keep meaning the real classes.
 
 Example:
@@ -260,8 +260,9 @@ def patch_module_clock(namespace: dict[str, Any], now: Callable[[], _dt.datetime
 
     Rebinds names bound to the ``datetime`` module, ``datetime.datetime``, ``datetime.date``,
     the ``time`` module and ``time.time``/``time.time_ns``, and rewires SQLAlchemy column
-    ``default``/``onupdate`` callables that are ``datetime.now``/``utcnow``/``today`` or
-    ``date.today``. ``now`` is called at each read, so it may follow the current instance.
+    ``default``/``onupdate`` callables and pydantic ``default_factory`` fields that are
+    ``datetime.now``/``utcnow``/``today``, ``date.today`` or ``time.time``. ``now`` is called
+    at each read, so it may follow the current instance.
     """
     dt_shim, time_shim = _datetime_module(now), _time_module(now)
     replacements: dict[int, Any] = {
@@ -273,20 +274,46 @@ def patch_module_clock(namespace: dict[str, Any], now: Callable[[], _dt.datetime
     for key, value in list(namespace.items()):
         if id(value) in originals and originals[id(value)] is value:
             namespace[key] = replacements[id(value)]
-    calls = {"now": dt_shim.datetime.now, "utcnow": dt_shim.datetime.utcnow,
-             "today": dt_shim.datetime.today}
+    def stand_in(fn: Any) -> Callable[[], Any] | None:
+        """The shim's version of a "now" callable of the real modules, else None."""
+        owner, name = getattr(fn, "__self__", None), getattr(fn, "__name__", "")
+        if owner is _dt.date and name == "today":
+            return dt_shim.date.today
+        if owner is _dt.datetime and name in ("now", "utcnow", "today"):
+            return getattr(dt_shim.datetime, name)
+        if fn is _time.time or fn is _time.time_ns:
+            return getattr(time_shim, fn.__name__)
+        return None
+
     for table in _tables_in(namespace):
         for column in table.columns:
             for attr in ("default", "onupdate"):
                 default = getattr(column, attr, None)
-                fn = getattr(getattr(default, "arg", None), "__wrapped__", None)
-                owner = getattr(fn, "__self__", None)
-                name = getattr(fn, "__name__", "")
-                if owner in (_dt.datetime, _dt.date) and name in calls:
-                    call = dt_shim.date.today if owner is _dt.date else calls[name]
+                call = stand_in(getattr(getattr(default, "arg", None), "__wrapped__", None))
+                if call is not None:
                     default.arg = lambda _ctx, _call=call: _call()
-                elif fn is _time.time:
-                    default.arg = lambda _ctx: time_shim.time()
+    for model in _pydantic_models_in(namespace):  # Field(default_factory=datetime.utcnow)
+        saved = {}
+        for name, field_info in model.model_fields.items():
+            call = stand_in(field_info.default_factory)
+            if call is not None:
+                saved[name] = field_info.default_factory
+                field_info.default_factory = call
+        if saved:
+            try:
+                model.model_rebuild(force=True)
+            except Exception:  # noqa: BLE001 - a model that cannot rebuild keeps its factories
+                for name, factory in saved.items():
+                    model.model_fields[name].default_factory = factory
+
+
+def _pydantic_models_in(namespace: dict[str, Any]) -> list[Any]:
+    try:
+        from pydantic import BaseModel  # late: keeps this module importable without pydantic
+    except ImportError:
+        return []
+    return [v for v in namespace.values()
+            if isinstance(v, type) and issubclass(v, BaseModel) and v is not BaseModel]
 
 
 def _tables_in(namespace: dict[str, Any]) -> list[Any]:

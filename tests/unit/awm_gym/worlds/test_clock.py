@@ -304,3 +304,34 @@ def test_patch_module_clock_leaves_none_and_other_values_alone() -> None:
     patch_module_clock(ns, lambda: _dt.datetime(2026, 1, 1))
     assert ns["__doc__"] is None and ns["x"] == 1 and ns["f"] is len
     assert ns["datetime"].date.today() == _dt.date(2026, 1, 1)  # type: ignore[attr-defined]
+
+
+PYDANTIC_MODULE = '''
+from datetime import datetime, date
+from pydantic import BaseModel, Field
+
+class Stamp(BaseModel):
+    at: datetime = Field(default_factory=datetime.utcnow)
+    on: date = Field(default_factory=date.today)
+    n: int = 0
+'''
+
+
+def test_patch_module_clock_rewires_pydantic_default_factories() -> None:
+    import sys
+    import types
+
+    clock = EpisodeClock(NOW)
+    module = types.ModuleType("awm_world_pydantic_test")  # as the tool host loads world code
+    sys.modules[module.__name__] = module
+    try:
+        exec(PYDANTIC_MODULE, module.__dict__)
+        ns = module.__dict__
+        patch_module_clock(ns, lambda: clock.now_datetime)
+    finally:
+        del sys.modules[module.__name__]
+    clock.tick()
+    stamp = ns["Stamp"]()  # type: ignore[operator]
+    assert (stamp.at, stamp.on, stamp.n) == (_dt.datetime(2026, 1, 1, 12, 0, 1),
+                                             _dt.date(2026, 1, 1), 0)
+    assert ns["Stamp"].model_json_schema()["properties"]["at"]["format"] == "date-time"  # type: ignore[attr-defined]
