@@ -21,13 +21,14 @@ import struct
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any, BinaryIO
 
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.runtime import StepOutcome
-from awm_gym.errors import EnvUsageError
+from awm_gym.errors import EnvUsageError, WorldSkippedWarning
 
 logger = logging.getLogger(__name__)
 
@@ -120,8 +121,11 @@ class ShardedRuntime:
         self._owner = [(s, i - s.indices.start) for s in self._shards for i in s.indices]
         self._world_of: list[str] = [""] * num_instances
         self._tools_text: dict[str, str] = {}
-        for shard in self._shards:  # wait until every worker has loaded its worlds
-            self.worlds = tuple(shard.reply(time.monotonic() + 600))  # minus those left out
+        for k, shard in enumerate(self._shards):  # wait until every worker loaded its worlds
+            worlds, skipped = shard.reply(time.monotonic() + 600)
+            self.worlds = tuple(worlds)  # minus those that cannot be prepared
+            for message in skipped if k == 0 else ():  # said where the caller sees it
+                warnings.warn(message, WorldSkippedWarning, stacklevel=3)
 
     def __repr__(self) -> str:
         return (f"ShardedRuntime(worlds={len(self.worlds)}, num_instances={self.num_instances}, "
@@ -241,8 +245,11 @@ def _serve() -> None:
         try:
             if kind == "init":
                 root, worlds, config, n = message[1:]
-                runtime = WorldRuntime(get_world_set(root), worlds, n, config)
-                reply: Any = list(runtime.worlds)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", WorldSkippedWarning)
+                    runtime = WorldRuntime(get_world_set(root), worlds, n, config)
+                reply: Any = (list(runtime.worlds), [str(w.message) for w in caught
+                                                     if w.category is WorldSkippedWarning])
             elif kind == "reset":
                 reply = runtime.reset(*message[1:])
             elif kind == "step":

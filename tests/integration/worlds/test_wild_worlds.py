@@ -85,15 +85,18 @@ def test_mix_warns_skips_the_bad_world_and_runs_the_others() -> None:
         envs.close()
 
 
-def test_mix_with_strict_raises_the_world_error() -> None:
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_mix_with_strict_raises_the_world_error(num_workers: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", WorldSkippedWarning)
         with pytest.raises(WorldLoadError, match="'dead_code'"):
-            gym.make_vec("AWM/mix-v0", num_envs=2, world_set=WILD, strict=True)
+            gym.make_vec("AWM/mix-v0", num_envs=2, world_set=WILD, strict=True,
+                         num_workers=num_workers)
 
 
 def test_mix_over_worker_processes_skips_it_too() -> None:
-    envs = gym.make_vec("AWM/mix-v0", num_envs=2, world_set=WILD, num_workers=1)
+    with pytest.warns(WorldSkippedWarning, match=r"Leaving world 'dead_code' out.*NameError"):
+        envs = gym.make_vec("AWM/mix-v0", num_envs=2, world_set=WILD, num_workers=1)
     try:
         assert envs.runtime.worlds == ("broken_shop", "clock_lab")
         _, info = envs.reset(seed=0, options={"world": ["clock_lab", "broken_shop"]})
