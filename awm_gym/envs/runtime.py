@@ -129,7 +129,6 @@ class WorldRuntime:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
         self.num_instances = num_instances
-        self.clock = FrozenClock(config.clock)
         self._prepared = prepare_worlds(world_set, [world_set[w].name for w in worlds], config)
         self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
         self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set[w].tasks))]
