@@ -25,6 +25,7 @@ from awm_gym.errors import (
     VerifierError,
     WorldLoadError,
     WorldSetFormatError,
+    WorldSkippedWarning,
 )
 from awm_gym.scoring.rewards import RewardConfig
 from awm_gym.worlds.world_set import WorldSet, load_world_set, normalize_scenario_name
@@ -34,7 +35,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 __all__ = [
     "AWMGymError", "BUILTIN_WORLDS_DIR", "EnvConfig", "EnvUsageError", "RewardConfig",
     "ToolHostError", "UnknownWorldError", "VerifierError", "WorldLoadError", "WorldSet",
-    "WorldSetFormatError", "get_world_set", "load_world_set", "normalize_scenario_name",
+    "WorldSetFormatError", "WorldSkippedWarning", "get_world_set", "load_world_set", "normalize_scenario_name",
     "register_worlds", "check_world", "World",
 ]
 

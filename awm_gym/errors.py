@@ -12,6 +12,9 @@
      +-- ProviderError         an LLM endpoint failed for good (a 4xx, or transient faults past retries)
      +-- CommandLineError      an ``awm`` option or argument that cannot work (names it and the fix)
 
+:class:`WorldSkippedWarning` (a ``UserWarning``) says a multi-world env left out a world that
+cannot be prepared; ``EnvConfig(strict=True)`` raises its :class:`WorldLoadError` instead.
+
 A bad rollout is data, not a crash: nothing the model or the generated code does raises out of
 ``step``. These errors are for programmer mistakes and broken inputs.
 """
@@ -28,6 +31,7 @@ __all__ = [
     "EnvUsageError",
     "ProviderError",
     "CommandLineError",
+    "WorldSkippedWarning",
 ]
 
 
@@ -81,3 +85,6 @@ class ProviderError(AWMGymError, RuntimeError):
 
 class CommandLineError(AWMGymError, ValueError):
     """An ``awm`` option or argument that cannot work; the message names it and the fix."""
+class WorldSkippedWarning(UserWarning):
+    """A multi-world env (``AWM/mix-v0``, ``worlds=[...]``) left out a world that cannot be
+    prepared; the message names the world and the cause."""

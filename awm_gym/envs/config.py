@@ -25,7 +25,7 @@ from awm_gym.scoring.judge import JudgeConfig
 from awm_gym.scoring.rewards import RewardConfig, VerifierMode
 from awm_gym.scoring.rubrics import Rubric
 from awm_gym.scoring.scorer import ScoringConfig
-from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW
+from awm_gym.worlds.clock import parse_instant
 
 __all__ = ["EnvConfig"]
 
@@ -63,8 +63,14 @@ class EnvConfig:
     verifier_mode: VerifierMode = VerifierMode.AUTO
     """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
     task has one, else sql); a string is accepted and coerced."""
-    clock: str = DEFAULT_FROZEN_NOW
-    """The instant 'now' is frozen at, for seed rows and tool code (UTC)."""
+    clock: str | None = None
+    """Every world's base time, 'YYYY-MM-DD HH:MM:SS' (UTC): seed rows see it and each episode's
+    clock starts at it on reset. None: per world, the latest timestamp in its seed rows'
+    "when it happened" columns rounded up to the hour, never before 2026-01-01 12:00:00
+    (docs/worlds.md, "The clock")."""
+    clock_step_s: float = 1.0
+    """Seconds the clock advances before each tool call (0: it stays at the base time for the
+    whole episode). Same seed and actions give the same times on any machine and day."""
     cache_dir: str | None = None
     """Template database cache; None means $AWM_GYM_CACHE or ~/.cache/awm_gym."""
     max_text_length: int = 100_000
@@ -87,6 +93,10 @@ class EnvConfig:
     AWM's ``Error: ...`` text, reward 0, the episode goes on, ``info["tool_outcome"]`` is
     ``unknown_tool``. 'format_error': a malformed action (``rewards.format_error``, the episode
     ends)."""
+    strict: bool = False
+    """A multi-world env (``AWM/mix-v0``, ``worlds=[...]``) leaves out a world that cannot be
+    prepared, with a ``WorldSkippedWarning`` naming it and the cause; ``strict=True`` raises its
+    ``WorldLoadError`` instead. A single-world env always raises."""
     rubric: Rubric | None = None
     """A reward composition (``awm_gym.scoring.rubrics``) replacing the default label -> reward mapping
     for final answers; it may combine the code verifier, the judge and format checks."""
@@ -109,6 +119,11 @@ class EnvConfig:
                      "max_action_chars"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")
+        if self.clock is not None:
+            parse_instant(self.clock, "EnvConfig.clock")
+        if not self.clock_step_s >= 0:
+            raise ValueError(f"EnvConfig.clock_step_s={self.clock_step_s}: must be >= 0 seconds "
+                             "(0 keeps the clock at the base time for the whole episode).")
         for name in ("tool_timeout_s", "verifier_timeout_s", "import_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")

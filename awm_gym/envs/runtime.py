@@ -14,6 +14,7 @@ import logging
 import random
 import sqlite3
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.errors import EnvUsageError, UnknownWorldError
+from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.judge import Turn
 from awm_gym.scoring.scorer import FinishedEpisode, Scorer
 from awm_gym.scoring.verifier_pool import VerifierPool
@@ -39,14 +40,15 @@ from awm_gym.tools.host import PreparedWorld, prepare_world
 from awm_gym.tools.import_probe import is_builtin_world_dir, probe_world_import
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.records import VerifierDef, WorldDef
-from awm_gym.worlds.template_db import TemplateCache, open_database
+from awm_gym.worlds.template_db import TemplateCache
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world"]  # StepOutcome: see envs.protocol
+__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds", "probe_world"]
 
 _PREPARED: dict[tuple[str, str], PreparedWorld] = {}
+_FAILED: dict[tuple[str, str], str] = {}  # a world that cannot be prepared is tried once
 _PREPARED_LOCK = threading.Lock()
 
 
@@ -56,20 +58,80 @@ def get_prepared_world(world: WorldDef, config: EnvConfig) -> PreparedWorld:
     Code from outside the built-in set is first imported in a subprocess with a timeout
     (:mod:`awm_gym.tools.import_probe`), so a world that hangs or exits at import raises a
     ``WorldLoadError`` naming it instead of hanging or ending this process.
+
+    Raises:
+        WorldLoadError: the world cannot be prepared (the message names it and the cause); the
+            failure is remembered, so later calls raise at once.
     """
     key = (world.content_hash, config.clock)
     with _PREPARED_LOCK:
         prepared = _PREPARED.get(key)
         if prepared is None:
-            if not is_builtin_world_dir(world.source_dir):
-                probe_world_import(world.name, world.full_code, world.content_hash,
-                                   timeout_s=config.import_timeout_s,
-                                   cache_dir=TemplateCache(config.cache_dir).directory)
-            prepared = prepare_world(world, clock=FrozenClock(config.clock),
-                                     cache=TemplateCache(config.cache_dir),
-                                     timeout_s=config.tool_timeout_s)
+            if key in _FAILED:
+                raise WorldLoadError(_FAILED[key])
+            try:
+                _probe(world, config)
+                clock = None if config.clock is None else FrozenClock(config.clock)
+                prepared = prepare_world(world, clock=clock,
+                                         cache=TemplateCache(config.cache_dir),
+                                         timeout_s=config.tool_timeout_s)
+            except WorldLoadError as e:
+                _FAILED[key] = str(e)
+                raise
             _PREPARED[key] = prepared
         return prepared
+
+
+def probe_world(world: WorldDef, config: EnvConfig) -> None:
+    """Import-probe ``world`` now (:mod:`awm_gym.tools.import_probe`; built-in worlds are not
+    probed). A failure is remembered: :func:`get_prepared_world` then raises it at once, without
+    starting another probe (a contained worker probes before it gives up starting processes).
+
+    Raises:
+        WorldLoadError: the import hangs, exits or fails.
+    """
+    with _PREPARED_LOCK:
+        key = (world.content_hash, config.clock)
+        if key in _FAILED:
+            raise WorldLoadError(_FAILED[key])
+        try:
+            _probe(world, config)
+        except WorldLoadError as e:
+            _FAILED[key] = str(e)
+            raise
+
+
+def _probe(world: WorldDef, config: EnvConfig) -> None:
+    if not is_builtin_world_dir(world.source_dir):
+        probe_world_import(world.name, world.full_code, world.content_hash,
+                           timeout_s=config.import_timeout_s,
+                           cache_dir=TemplateCache(config.cache_dir).directory)
+
+
+def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig
+                   ) -> dict[str, PreparedWorld]:
+    """Prepare every world of ``names``; one that cannot be prepared is a per-world problem.
+
+    With several worlds, a world that fails is left out with a
+    :class:`~awm_gym.errors.WorldSkippedWarning` naming it and the cause (``config.strict``:
+    its :class:`~awm_gym.errors.WorldLoadError` is raised instead). A single world, or a set
+    where none can be prepared, raises.
+    """
+    prepared: dict[str, PreparedWorld] = {}
+    failed: list[str] = []
+    for name in names:
+        try:
+            prepared[name] = get_prepared_world(world_set[name], config)
+        except WorldLoadError as e:
+            if config.strict or len(names) == 1:
+                raise
+            failed.append(str(e))
+            warnings.warn(f"Leaving world {name!r} out of this env: {e} (pass strict=True to "
+                          "raise instead).", WorldSkippedWarning, stacklevel=3)
+    if not prepared:
+        raise WorldLoadError(f"None of the {len(names)} worlds could be prepared: "
+                             + " | ".join(failed))
+    return prepared
 
 
 @dataclass
@@ -100,10 +162,9 @@ class WorldRuntime:
         if not worlds:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
-        self.worlds = tuple(world_set[w].name for w in worlds)
         self.num_instances = num_instances
-        self.clock = FrozenClock(config.clock)
-        self._prepared = {w: get_prepared_world(world_set[w], config) for w in self.worlds}
+        self._prepared = prepare_worlds(world_set, [world_set[w].name for w in worlds], config)
+        self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
         self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set[w].tasks))]
         self._instances = [_Instance() for _ in range(num_instances)]
         self._tool_names = {w: p.host.tool_names for w, p in self._prepared.items()}
@@ -177,14 +238,14 @@ class WorldRuntime:
                   for seed, t, w in zip(seeds, task_idx, worlds, strict=True)]
         for i, seed, (world, task) in zip(indices, seeds, chosen, strict=True):
             inst = self._instances[i]
-            template = self._prepared[world].template
+            prepared = self._prepared[world]
             if inst.slot is None or inst.slot_world != world:
                 if inst.slot is not None:
                     inst.slot.conn.close()
-                inst.slot = DatabaseSlot(open_database(template, self.clock))
+                inst.slot = prepared.open_slot(self.config.clock_step_s)
                 inst.slot_world = world
             else:
-                inst.slot.conn.deserialize(template)
+                prepared.reset_slot(inst.slot)  # initial state, clock back at the base time
             inst.world, inst.task_idx, inst.seed, inst.steps, inst.done = world, task, seed, 0, False
             inst.turns = []
             info = {K.WORLD: world, K.TASK_IDX: task, K.SEED: -1 if seed is None else seed}

@@ -19,6 +19,7 @@ end truncated with ``info["worker_error"]``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import pickle
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -37,11 +39,10 @@ from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime
-from awm_gym.errors import EnvUsageError
+from awm_gym.envs.runtime import WorldRuntime, probe_world
+from awm_gym.errors import EnvUsageError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
-from awm_gym.tools.import_probe import is_builtin_world_dir, probe_world_import
-from awm_gym.worlds.template_db import TemplateCache, default_cache_dir
+from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
@@ -189,8 +190,12 @@ class ShardedRuntime:
         self._owner = [(s, i - s.indices.start) for s in self._shards for i in s.indices]
         self._episodes = [_Episode() for _ in range(num_instances)]
         self._tools_text: dict[str, str] = {}
-        replies = [shard.reply(time.monotonic() + 600) for shard in self._shards]
-        self.containment: dict[str, dict[str, str]] | None = replies[0]
+        for k, shard in enumerate(self._shards):  # wait until every worker loaded its worlds
+            containment, worlds, skipped = shard.reply(time.monotonic() + 600)
+            self.worlds = tuple(worlds)  # minus those that cannot be prepared
+            for message in skipped if k == 0 else ():  # said where the caller sees it
+                warnings.warn(message, WorldSkippedWarning, stacklevel=3)
+        self.containment: dict[str, dict[str, str]] | None = containment
         """Which containment layers are active in the workers (None: not contained)."""
 
     def __repr__(self) -> str:
@@ -410,21 +415,28 @@ def _serve() -> None:
         try:
             if kind == "init":
                 root, worlds, config, contained, n = message[1:]
+                # resolved now: containment rewrites HOME and drops $AWM_GYM_CACHE
+                config = dataclasses.replace(config, cache_dir=str(default_cache_dir()
+                                                                  if config.cache_dir is None
+                                                                  else config.cache_dir))
                 world_set = get_world_set(root)
                 for name in worlds:  # import-time hangs and exits, while this process may
-                    world = world_set[name]  # still start the probe's child process
-                    if not is_builtin_world_dir(world.source_dir):
-                        probe_world_import(world.name, world.full_code, world.content_hash,
-                                           timeout_s=config.import_timeout_s,
-                                           cache_dir=TemplateCache(config.cache_dir).directory)
+                    try:  # still start the probe's child (a failure is remembered)
+                        probe_world(world_set[name], config)
+                    except WorldLoadError:
+                        pass  # WorldRuntime below leaves it out, or raises, as it should
                 if contained:  # every temporary file of this process, multiprocessing's too
                     tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")
                 pool = VerifierPool(num_workers=config.verifier_workers,
                                     timeout_s=config.verifier_timeout_s)
                 pool.start()  # its processes must exist before this one gives up starting any
-                reply: Any = (_contain(root, config, tempfile.tempdir) if contained
-                              else None)
-                runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool)
+                containment = _contain(root, config, tempfile.tempdir) if contained else None
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", WorldSkippedWarning)
+                    runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool)
+                reply: Any = (containment, list(runtime.worlds),
+                              [str(w.message) for w in caught
+                               if w.category is WorldSkippedWarning])
             elif kind == "reset":
                 reply = runtime.reset(*message[1:])
             elif kind == "step":

@@ -43,6 +43,7 @@ from awm_gym.manager.findings import Finding, Severity, format_finding
 from awm_gym.manager.probe import find_clock_seeds, probe_read_tools
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
 from awm_gym.tools.actions import format_tool_call
+from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
@@ -276,7 +277,7 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
     try:
         prepared = runtime.prepared(name)
         findings += _load_findings(runtime, name)
-        probed, failures = probe_read_tools(prepared.host, prepared.template, runtime.clock,
+        probed, failures = probe_read_tools(prepared.host, prepared.template, FrozenClock(prepared.base_time),
                                             config.tool_timeout_s)
         for failure in failures:
             what = "answers a bare 500" if failure.outcome == "crash" else "times out"
@@ -295,7 +296,7 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
     finally:
         runtime.close()  # leaves the shared pool open
     if tasks and all(t.proved for t in tasks):
-        findings = [_proved_on_this_clock(f, config.clock) if f.kind == "seed_reads_clock" else f
+        findings = [_proved_on_this_clock(f, prepared.base_time) if f.kind == "seed_reads_clock" else f
                     for f in findings]
     unsolved = [t.task_idx for t in tasks if not t.has_solution]
     if unsolved:

@@ -43,6 +43,7 @@ from awm_gym.server.mcp_endpoint import McpEndpoint
 from awm_gym.server.protocol import PROTOCOL_VERSION
 from awm_gym.server.sessions import SessionTable
 from awm_gym.server.ws_endpoint import SessionEndpoint
+from awm_gym.tools.host import PreparedWorld
 from awm_gym.worlds.clock import FrozenClock
 
 logger = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class WorldServer:
     num_tasks: int
     tools: list[dict[str, Any]]
     tools_text: str
+    prepared: PreparedWorld
     sessions: SessionTable
     jobs: RuntimeLoop
     routes: Starlette
@@ -84,8 +86,9 @@ class WorldServer:
         world_def = world_set[config.world]
         self.world, self.num_tasks = world_def.name, len(world_def.tasks)
         prepared = get_prepared_world(world_def, env)  # loaded once per process, shared
+        self.prepared = prepared
         self.host, self.template = prepared.host, prepared.template
-        self.clock = FrozenClock(env.clock)
+        self.clock = FrozenClock(prepared.base_time)
         if env.num_workers:
             from awm_gym.envs.shards import ShardedRuntime
 

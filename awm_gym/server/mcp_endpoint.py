@@ -41,7 +41,6 @@ from starlette.requests import Request
 from awm_gym.server.http_limits import accepts_mcp, is_initialize, jsonrpc_error, read_body, replay
 from awm_gym.server.sessions import Session
 from awm_gym.tools.db_routing import DatabaseSlot
-from awm_gym.worlds.template_db import open_database
 
 logger = logging.getLogger(__name__)
 
@@ -247,7 +246,8 @@ class McpEndpoint:
                                     isError=result.is_error)
 
     def _open_database(self) -> DatabaseSlot:
-        return DatabaseSlot(open_database(self.server.template, self.server.clock))
+        # the session's own clock, from the world's base time, one step per tool call
+        return self.server.prepared.open_slot(self.server.config.env.clock_step_s)
 
 
 def _error_result(text: str) -> types.CallToolResult:

@@ -26,14 +26,16 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import Pool
 from sqlalchemy.pool.base import _ConnectionRecord
 
 from awm_gym.errors import ToolHostError
+from awm_gym.worlds.clock import EpisodeClock
+from awm_gym.worlds.sql_clock import mentions_time_keyword, rewrite_time_keywords
 
-__all__ = ["DatabaseSlot", "bind_database", "create_routed_engine", "current_slot"]
+__all__ = ["DatabaseSlot", "bind_database", "bound_slot", "create_routed_engine", "current_slot"]
 
 
 class DatabaseSlot:
@@ -41,13 +43,16 @@ class DatabaseSlot:
 
     Attributes:
         conn: the instance's SQLite connection (in memory; replaced or deserialized on reset).
+        clock: the instance's :class:`~awm_gym.worlds.clock.EpisodeClock` (the one ``conn``'s
+            SQL functions read), or None: the world's base time, not moving.
         open_sessions: SQLAlchemy sessions created during the current tool call.
     """
 
-    __slots__ = ("conn", "open_sessions", "_record", "_record_conn")
+    __slots__ = ("conn", "clock", "open_sessions", "_record", "_record_conn")
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, clock: EpisodeClock | None = None) -> None:
         self.conn = conn
+        self.clock = clock
         self.open_sessions: list[Any] = []
         self._record: _ConnectionRecord | None = None
         self._record_conn: sqlite3.Connection | None = None
@@ -68,6 +73,11 @@ def current_slot() -> DatabaseSlot:
             "Call tools through ToolHost.call(...) (or bind_database(slot)) so the engine knows "
             "which instance it serves.")
     return slot
+
+
+def bound_slot() -> DatabaseSlot | None:
+    """The slot bound by the innermost :func:`bind_database`, or None outside a tool call."""
+    return _current.get()
 
 
 @contextlib.contextmanager
@@ -113,8 +123,22 @@ class _RoutedPool(Pool):
 
 
 def create_routed_engine() -> Engine:
-    """An SQLite engine whose connections are the current instance's (see :func:`bind_database`)."""
-    return _original_create_engine("sqlite://", creator=_creator, poolclass=_RoutedPool)
+    """An SQLite engine whose connections are the current instance's (see :func:`bind_database`).
+
+    Every statement it runs has SQLite's time keywords rewritten into the clock's functions
+    (:func:`~awm_gym.worlds.sql_clock.rewrite_time_keywords`): ``func.now()``, raw
+    ``CURRENT_TIMESTAMP`` and ``server_default`` DDL read the instance's clock.
+    """
+    engine = _original_create_engine("sqlite://", creator=_creator, poolclass=_RoutedPool)
+    event.listen(engine, "before_cursor_execute", _rewrite_time_keywords, retval=True)
+    return engine
+
+
+def _rewrite_time_keywords(_conn: Any, _cursor: Any, statement: str, parameters: Any,
+                           _context: Any, _executemany: bool) -> tuple[str, Any]:
+    if mentions_time_keyword(statement):
+        statement = rewrite_time_keywords(statement)
+    return statement, parameters
 
 
 _original_create_engine = create_engine

@@ -4,7 +4,8 @@ A :class:`ToolHost` owns one world's app in this process:
 
 1. **Load.** ``full_code`` runs once as a real module (``__name__`` is not ``"__main__"``, so the
    uvicorn footer does not run) while ``sqlalchemy.create_engine`` is patched to return one routed
-   engine (:mod:`awm_gym.tools.db_routing`) and ``datetime`` reads the world's frozen clock. The
+   engine (:mod:`awm_gym.tools.db_routing`); afterwards its ``datetime``/``time`` names read the
+   clock of the instance whose tool call runs (:mod:`awm_gym.worlds.clock`). The
    module's ``create_all`` therefore runs on whichever database is bound at load time (the
    template being built). Session factories are wrapped so every session a tool call opens is
    tracked, then rolled back and closed when the call ends, whatever the handler did.
@@ -20,10 +21,8 @@ A :class:`ToolHost` owns one world's app in this process:
 Example:
     >>> from awm_gym import EnvConfig, get_world_set
     >>> from awm_gym.envs.runtime import get_prepared_world
-    >>> from awm_gym.tools.db_routing import DatabaseSlot
-    >>> from awm_gym.worlds.template_db import open_database
     >>> world = get_prepared_world(get_world_set()["spotify"], EnvConfig())
-    >>> slot = DatabaseSlot(open_database(world.template, FrozenClock()))
+    >>> slot = world.open_slot(step_s=1.0)
     >>> print(world.host.call(slot, "get_track", {"track_id": "x"}).text)
     Input validation error: 'x' is not of type 'integer'
     >>> world.host.call(slot, "get_track", {"track_id": 999999}).text
@@ -33,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import datetime
 import inspect
 import linecache
 import logging
@@ -41,16 +41,23 @@ import threading
 import time
 import types
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from awm_gym.errors import ToolHostError, WorldLoadError
 from awm_gym.tools.catalogue import build_catalogue
-from awm_gym.tools.db_routing import DatabaseSlot, bind_database, create_routed_engine, current_slot
+from awm_gym.tools.db_routing import (
+    DatabaseSlot,
+    bind_database,
+    bound_slot,
+    create_routed_engine,
+    current_slot,
+)
 from awm_gym.tools.dispatch import AsgiCaller, Operation, ToolResult
 from awm_gym.tools.fast_path import app_allows_fast_path, handler_awaits
-from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.base_time import SENTINEL_NOW, derive_base_time
+from awm_gym.worlds.clock import EpisodeClock, FrozenClock, patch_module_clock
 from awm_gym.worlds.template_db import (
     TemplateCache,
     TemplateReport,
@@ -154,12 +161,24 @@ def load_world_module(name: str, full_code: str, slot: DatabaseSlot,
     if not isinstance(module.__dict__.get("app"), FastAPI):
         raise WorldLoadError(f"World {name!r}: its generated code defines no FastAPI `app`; AWM "
                              "code must create `app = FastAPI(...)` at module level.")
-    clock.freeze_module(module.__dict__)
+    patch_module_clock(module.__dict__, _instance_now(clock))
     for key, value in list(module.__dict__.items()):
         if isinstance(value, sessionmaker):
             module.__dict__[key] = _TrackingSessionFactory(value)
     module.__dict__["_awm_gym_engine"] = engine
     return module
+
+
+def _instance_now(default: FrozenClock) -> Callable[[], datetime.datetime]:
+    """"Now" for a world module: the clock of the instance whose tool call is running (the one
+    bound by :func:`~awm_gym.tools.db_routing.bind_database`), else the world's base time."""
+
+    def now() -> datetime.datetime:
+        slot = bound_slot()
+        clock = slot.clock if slot is not None and slot.clock is not None else default
+        return clock.now_datetime
+
+    return now
 
 
 def find_defects(module: types.ModuleType) -> list[WorldDefect]:
@@ -239,7 +258,8 @@ class ToolHost:
         name: the world's name.
         full_code: the world's generated module.
         bootstrap: the database bound while the module executes (its ``create_all`` runs there).
-        clock: the frozen clock the module's ``datetime`` reads.
+        clock: the world's base time, which the module's ``datetime``/``time`` read outside a
+            tool call or on an instance without a clock of its own.
         timeout_s: the default limit for one tool call.
 
     Attributes:
@@ -292,7 +312,8 @@ class ToolHost:
         """Call ``tool`` with ``arguments`` on ``slot``'s database; returns a ToolResult.
 
         Faults of the generated code (exceptions, 500s, hangs) and invalid arguments come back
-        as error results, exactly as AWM's MCP layer words them.
+        as error results, exactly as AWM's MCP layer words them. The instance's clock
+        (``slot.clock``) advances one step first, so each call runs at its own instant.
 
         Raises:
             ToolHostError: ``tool`` is not one of this world's tools (check :meth:`has_tool`).
@@ -301,6 +322,8 @@ class ToolHost:
         if spec is None:
             raise ToolHostError(f"World {self.name!r} has no tool {tool!r}; "
                                 f"its tools are: {', '.join(sorted(self._tools_by_name))}.")
+        if slot.clock is not None:
+            slot.clock.tick()  # every call, even one its arguments fail, runs one step later
         start = time.perf_counter()
         error = spec.validation_error(arguments)
         if error is not None:
@@ -315,34 +338,85 @@ class ToolHost:
 
 @dataclass(frozen=True)
 class PreparedWorld:
-    """A world ready to run in this process: its template bytes, build report and tool host."""
+    """A world ready to run in this process: its template bytes, build report and tool host.
+
+    Example:
+        >>> from awm_gym import EnvConfig, get_world_set
+        >>> from awm_gym.envs.runtime import get_prepared_world
+        >>> world = get_prepared_world(get_world_set()["spotify"], EnvConfig())
+        >>> slot = world.open_slot(step_s=1.0)
+        >>> slot.clock.now == world.base_time
+        True
+    """
 
     name: str
     template: bytes
     report: TemplateReport
     host: ToolHost
 
+    @property
+    def base_time(self) -> str:
+        """Where every episode's clock starts (the clock the seed rows saw)."""
+        return self.report.base_time
 
-def prepare_world(world: WorldDef, *, clock: FrozenClock, cache: TemplateCache | None = None,
-                  timeout_s: float = 10.0) -> PreparedWorld:
+    def open_slot(self, step_s: float) -> DatabaseSlot:
+        """A new instance database holding the template, on a clock at :attr:`base_time` that
+        advances ``step_s`` seconds per tool call."""
+        clock = EpisodeClock(self.base_time, step_s)
+        return DatabaseSlot(open_database(self.template, clock), clock)
+
+    def reset_slot(self, slot: DatabaseSlot) -> None:
+        """Put an instance opened by :meth:`open_slot` back to the initial state and time."""
+        slot.conn.deserialize(self.template)
+        if slot.clock is not None:
+            slot.clock.restart()
+
+
+def prepare_world(world: WorldDef, *, clock: FrozenClock | None,
+                  cache: TemplateCache | None = None, timeout_s: float = 10.0) -> PreparedWorld:
     """Build (or load from ``cache``) a world's template and execute its code once.
 
     Args:
         world: a :class:`~awm_gym.worlds.world_set.WorldDef`.
-        clock: the world's frozen clock.
+        clock: the base time (seed rows see it; episodes start at it), or None to derive it
+            from the seed data (:func:`~awm_gym.worlds.base_time.derive_base_time`: a probe
+            build at a sentinel clock, then the real build).
         cache: a :class:`~awm_gym.worlds.template_db.TemplateCache`, or None to always build.
         timeout_s: default limit per tool call.
+
+    Raises:
+        WorldLoadError: the world cannot be prepared (its code does not load, or its template
+            build failed in a way AWM's would not survive); the message names the world.
+            Failed DDL, indexes and INSERTs are not errors: they are in ``report``.
     """
+    try:
+        return _prepare_world(world, clock=clock, cache=cache, timeout_s=timeout_s)
+    except WorldLoadError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the boundary of one world: its failure names it
+        raise WorldLoadError(f"World {world.name!r} cannot be prepared: {type(e).__name__}: {e}. "
+                             "Run `awm check` on its world set for details.") from e
+
+
+def _prepare_world(world: WorldDef, *, clock: FrozenClock | None, cache: TemplateCache | None,
+                   timeout_s: float) -> PreparedWorld:
     key = TemplateCache.key(world.content_hash, clock)
     cached = cache.load(key) if cache is not None else None
     if cached is not None:
         data, report = cached
-        slot = DatabaseSlot(open_database(data, clock))
-        host = ToolHost(world.name, world.full_code, slot, clock, timeout_s)
+        base = FrozenClock(report.base_time)
+        slot = DatabaseSlot(open_database(data, base))
+        host = ToolHost(world.name, world.full_code, slot, base, timeout_s)
     else:
-        conn, report = build_template_db(world.tables, world.samples, clock)
+        if clock is None:
+            probe, _ = build_template_db(world.tables, world.samples, FrozenClock(SENTINEL_NOW))
+            base = FrozenClock(derive_base_time(probe))
+            probe.close()
+        else:
+            base = clock
+        conn, report = build_template_db(world.tables, world.samples, base)
         slot = DatabaseSlot(conn)
-        host = ToolHost(world.name, world.full_code, slot, clock, timeout_s)  # runs create_all
+        host = ToolHost(world.name, world.full_code, slot, base, timeout_s)  # runs create_all
         if conn.in_transaction:
             conn.commit()
         data = conn.serialize()

@@ -11,7 +11,12 @@ verifiers were generated against databases built this way, failed rows included:
 The server then imports the generated module, whose ``Base.metadata.create_all`` adds tables
 that exist only in the ORM; :func:`awm_gym.tools.host.prepare_world` does that step against the
 template. The build runs under a :class:`~awm_gym.worlds.clock.FrozenClock`, so seed rows written with
-``datetime('now', ...)`` (or a ``CURRENT_TIMESTAMP`` column default) are the same on every machine.
+``datetime('now', ...)`` are the same on every machine; the keywords ``CURRENT_TIMESTAMP`` /
+``CURRENT_DATE`` / ``CURRENT_TIME`` (in a seed INSERT, or a column ``DEFAULT`` that fills rows
+now and during every episode) are rewritten into the clock's functions before each statement
+runs (:mod:`awm_gym.worlds.sql_clock`), so the template's defaults read the episode's clock.
+
+Whatever fails is counted, never raised: the world is built with what succeeds, as AWM builds it.
 
 Example:
     >>> from awm_gym.worlds.world_set import TableDef, SampleTable
@@ -24,26 +29,24 @@ Example:
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from awm_gym.atomic_io import write_bytes_atomic
-from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW, FrozenClock
+from awm_gym.worlds.sql_clock import rewrite_time_keywords
 
 __all__ = ["TemplateReport", "build_template_db", "TemplateCache", "default_cache_dir",
            "open_database"]
 
-TEMPLATE_FORMAT = 1
+TEMPLATE_FORMAT = 2
 """Bump when the builder changes what it produces, so stale cache entries are not reused."""
-
-_CURRENT_KEYWORD = re.compile(r"\bCURRENT_(TIMESTAMP|DATE|TIME)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +56,9 @@ class TemplateReport:
     Attributes:
         tables_total / tables_failed: DDL blocks run and how many failed (with their errors).
         inserts_total / inserts_failed: seed INSERTs run and how many failed (with their errors).
-        failures: ``(table, statement_index, error)`` for each failure; index -1 is the DDL block.
+        failures: ``(table, statement_index, error)`` for each failure; index -1 is the DDL
+            block (a failing index or example says which: ``index 1 (CREATE INDEX ...): ...``).
+        base_time: the clock the seed rows saw, which is where every episode's clock starts.
     """
 
     tables_total: int
@@ -61,6 +66,7 @@ class TemplateReport:
     inserts_total: int
     inserts_failed: int
     failures: tuple[tuple[str, int, str], ...]
+    base_time: str = DEFAULT_FROZEN_NOW
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -68,11 +74,14 @@ class TemplateReport:
     @classmethod
     def from_json(cls, data: dict) -> TemplateReport:
         return cls(data["tables_total"], data["tables_failed"], data["inserts_total"],
-                   data["inserts_failed"], tuple(tuple(f) for f in data["failures"]))
+                   data["inserts_failed"], tuple(tuple(f) for f in data["failures"]),
+                   data["base_time"])
 
 
-def open_database(data: bytes | None, clock: FrozenClock) -> sqlite3.Connection:
-    """A new in-memory connection holding ``data`` (serialized SQLite), on the frozen clock."""
+def open_database(data: bytes | None, clock: Any) -> sqlite3.Connection:
+    """A new in-memory connection holding ``data`` (serialized SQLite), on ``clock`` (a
+    :class:`~awm_gym.worlds.clock.FrozenClock` or an
+    :class:`~awm_gym.worlds.clock.EpisodeClock`: its SQL functions read it at each call)."""
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     if data is not None:
         conn.deserialize(data)
@@ -93,65 +102,83 @@ def build_template_db(tables: Sequence, samples: Sequence, clock: FrozenClock
         The open connection (foreign keys back OFF, as a fresh connection has them) and a report.
     """
     conn = open_database(None, clock)
+    conn.execute("PRAGMA user_version = 0")  # writes page 1: a world whose tables all fail
+    # still serializes (an in-memory database with no page cannot)
+    # AWM's own SQLite, functions not overloaded: it alone rejects 'now' where stock SQLite
+    # does (CHECKs, generated columns, indexes), which our deterministic overloads accept
+    stock = sqlite3.connect(":memory:")
     failures: list[tuple[str, int, str]] = []
-    wall_start = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0, tzinfo=None)
     tables_failed = 0
     for table in tables:
-        try:
-            conn.execute(table.ddl)
-            for statement in (*table.indexes, *table.examples):
-                conn.execute(statement)
-        except sqlite3.Error as e:
-            tables_failed += 1
-            failures.append((table.name, -1, f"{type(e).__name__}: {e}"))
-    conn.commit()
+        block = (("DDL", table.ddl), *((f"index {k}", s) for k, s in enumerate(table.indexes)),
+                 *((f"example {k}", s) for k, s in enumerate(table.examples)))
+        for what, statement in block:  # one try per table, as AWM: a failure skips the rest
+            error = _run_statement(conn, stock, statement)
+            if error is not None:
+                tables_failed += 1
+                prefix = "" if what == "DDL" else f"{what} ({_clip(statement)}): "
+                failures.append((table.name, -1, prefix + error))
+                break
+    _commit(conn)
     conn.execute("PRAGMA foreign_keys = ON")
+    stock.execute("PRAGMA foreign_keys = ON")
     inserts_total = inserts_failed = 0
     for sample in samples:
         for i, statement in enumerate(sample.insert_statements):
             inserts_total += 1
-            try:
-                conn.execute(statement)
-            except sqlite3.Error as e:
+            error = _run_statement(conn, stock, statement)
+            if error is not None:
                 inserts_failed += 1
-                failures.append((sample.table_name, i, f"{type(e).__name__}: {e}"))
-    conn.commit()
-    wall_end = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0, tzinfo=None)
-    _freeze_current_defaults(conn, clock, wall_start, wall_end)
+                failures.append((sample.table_name, i, error))
+    _commit(conn)
+    stock.close()
     conn.execute("PRAGMA foreign_keys = OFF")
     report = TemplateReport(len(tables), tables_failed, inserts_total, inserts_failed,
-                            tuple(failures))
+                            tuple(failures), clock.now)
     return conn, report
 
 
-def _freeze_current_defaults(conn: sqlite3.Connection, clock: FrozenClock,
-                             start: _dt.datetime, end: _dt.datetime) -> None:
-    """Rewrite values that the SQL keywords ``CURRENT_TIMESTAMP``/``_DATE``/``_TIME`` (which
-    cannot be overloaded) took from the wall clock during the build to the frozen clock's.
+def _run_statement(conn: sqlite3.Connection, stock: sqlite3.Connection,
+                   statement: object) -> str | None:
+    """Execute one statement of seed SQL; returns its error text, or None when it ran.
 
-    A ``YYYY-MM-DD HH:MM:SS`` text within the build's wall-clock window, in any column, came
-    from ``CURRENT_TIMESTAMP`` (a default or a literal keyword in a seed INSERT). Dates and times
-    are rewritten only in columns whose default is ``CURRENT_DATE`` / ``CURRENT_TIME``, since a
-    bare date can legitimately equal today's.
+    Every exception is a failure of that statement, as in AWM (``except Exception``): besides
+    ``sqlite3.Error`` that covers two statements in one string, NUL characters, lone
+    surrogates and values SQLite cannot bind. The statement runs with its time keywords
+    rewritten to the clock's functions (:mod:`awm_gym.worlds.sql_clock`); should the rewritten
+    form fail (a keyword used as a column name), the original runs. It also runs on ``stock``,
+    a plain connection: a statement stock SQLite rejects for reading 'now' where it must not
+    fails here too, so the statements that succeed are the ones that succeed under AWM.
     """
-    frozen = clock.now_datetime
-    formats = {"TIMESTAMP": "%Y-%m-%d %H:%M:%S", "DATE": "%Y-%m-%d", "TIME": "%H:%M:%S"}
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
-    for table in tables:
-        quoted = '"' + table.replace('"', '""') + '"'
-        for column in conn.execute(f"PRAGMA table_info({quoted})").fetchall():
-            col = '"' + column[1].replace('"', '""') + '"'
-            match = _CURRENT_KEYWORD.search(str(column[4] or ""))
-            kinds = {"TIMESTAMP"} | ({match.group(1).upper()} if match else set())
-            for kind in kinds:
-                fmt = formats[kind]
-                width = len(frozen.strftime(fmt))
-                conn.execute(
-                    f"UPDATE {quoted} SET {col} = ? WHERE typeof({col}) = 'text' "
-                    f"AND length({col}) = ? AND {col} BETWEEN ? AND ?",
-                    (frozen.strftime(fmt), width, start.strftime(fmt), end.strftime(fmt)))
-    conn.commit()
+    stock_error = _execute(stock, statement)
+    if stock_error is not None and "non-deterministic" in stock_error:
+        return stock_error
+    try:
+        rewritten = rewrite_time_keywords(statement)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - not a string: executing it reports the error
+        rewritten = statement
+    error = _execute(conn, rewritten)
+    if error is not None and rewritten is not statement:
+        error = _execute(conn, statement)
+    return error
+
+
+def _execute(conn: sqlite3.Connection, statement: object) -> str | None:
+    try:
+        conn.execute(statement)  # type: ignore[arg-type]
+    except Exception as e:  # noqa: BLE001 - generated SQL may fail in any way; that is data
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def _commit(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        conn.commit()
+
+
+def _clip(statement: object, limit: int = 80) -> str:
+    text = " ".join(str(statement).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def default_cache_dir() -> Path:
@@ -176,8 +203,10 @@ class TemplateCache:
         return f"TemplateCache({str(self.directory)!r})"
 
     @staticmethod
-    def key(content_hash: str, clock: FrozenClock) -> str:
-        raw = f"{content_hash}|{clock.now}|{TEMPLATE_FORMAT}|{sqlite3.sqlite_version}"
+    def key(content_hash: str, clock: FrozenClock | str | None) -> str:
+        """The entry of a world's content built at ``clock`` (an instant, or None: derived)."""
+        spec = clock.now if isinstance(clock, FrozenClock) else (clock or "auto")
+        raw = f"{content_hash}|{spec}|{TEMPLATE_FORMAT}|{sqlite3.sqlite_version}"
         return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
     def load(self, key: str) -> tuple[bytes, TemplateReport] | None:

@@ -91,11 +91,12 @@ def test_make_vec_passes_config_kwargs(tiny_ids: list[str]) -> None:
         envs.step([LIST_TOOLS] * 2)
         _, reward, terminated, truncated, _ = envs.step([LIST_TOOLS] * 2)
         assert truncated.all() and not terminated.any() and reward.tolist() == [0.0, 0.0]
-        # the clock option reaches the world's code: a new note is stamped with it
+        # the clock option reaches the world's code: a new note is stamped with it (one step,
+        # 1 s, after the base time: the clock advances before each tool call)
         envs.reset(seed=0)
         obs, *_ = envs.step(['<tool_call>{"name": "create_note", "arguments": {"notebook_id": 1, '
                              '"title": "t"}}</tool_call>'] * 2)
-        assert json.loads(obs[0])["created_at"] == "2030-06-01T00:00:00"
+        assert json.loads(obs[0])["created_at"] == "2030-06-01T00:00:01"
     finally:
         envs.close()
 

@@ -21,9 +21,6 @@ from awm_gym.envs.runtime import get_prepared_world
 from awm_gym.remote import RemoteError, list_mcp_tools
 from awm_gym.server import ServerConfig
 from awm_gym.server.process import ServerProcess
-from awm_gym.tools.db_routing import DatabaseSlot
-from awm_gym.worlds.clock import FrozenClock
-from awm_gym.worlds.template_db import open_database
 
 # (tool, arguments): a read, writes, a 404-style failure, schema failures, an unknown tool
 CALLS = [
@@ -50,7 +47,7 @@ def host() -> Any:
 
 def in_process(host: Any, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, bool]]:
     """(text, is_error) of each call on a fresh instance database, in this process."""
-    slot = DatabaseSlot(open_database(host.template, FrozenClock(EnvConfig().clock)))
+    slot = host.open_slot(EnvConfig().clock_step_s)  # as each MCP session opens its database
     out = []
     for name, arguments in calls:
         if not host.host.has_tool(name):

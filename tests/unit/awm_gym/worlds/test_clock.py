@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW, FrozenClock
+from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW, EpisodeClock, FrozenClock, patch_module_clock
 
 NOW = "2026-01-01 12:00:00"
 EPOCH = 1767268800  # 2026-01-01 12:00:00 UTC
@@ -97,14 +97,14 @@ def test_frozen_functions_work_from_other_threads() -> None:
     assert out == ["2026-01-02"]
 
 
-@pytest.mark.parametrize("bad", ["2026-01-01", "2026-01-01T12:00:00", "yesterday", "", None])
+@pytest.mark.parametrize("bad", ["2026-01-01", "2026-01-01T12:00:00", "yesterday", "", 5])
 def test_bad_instant_is_rejected_with_the_expected_format(bad: object) -> None:
     with pytest.raises(ValueError, match=re.escape("expected 'YYYY-MM-DD HH:MM:SS' (UTC)")):
         FrozenClock(bad)  # type: ignore[arg-type]
 
 
 def test_default_instant() -> None:
-    assert FrozenClock().now == DEFAULT_FROZEN_NOW
+    assert FrozenClock().now == FrozenClock(None).now == DEFAULT_FROZEN_NOW  # type: ignore[arg-type]
     assert FrozenClock().now_datetime == _dt.datetime(2026, 1, 1, 12, 0, 0)
 
 
@@ -207,3 +207,131 @@ def test_freeze_module_rewires_sqlalchemy_column_defaults() -> None:
     session.commit()  # onupdate fires
     assert row.updated_at == frozen
     session.close()
+
+
+# -- the moving clock -------------------------------------------------------------------------
+
+
+def test_episode_clock_moves_one_step_per_tick_and_restarts() -> None:
+    clock = EpisodeClock(NOW, step_s=1.5)
+    assert (clock.now, clock.now_datetime) == (NOW, _dt.datetime(2026, 1, 1, 12))
+    clock.tick()
+    assert clock.now == "2026-01-01 12:00:01.500"
+    clock.tick()
+    assert clock.now == "2026-01-01 12:00:03"
+    clock.restart()
+    assert clock.now == NOW and clock.ticks == 0
+    frozen = EpisodeClock(NOW, step_s=0)
+    frozen.tick()
+    assert frozen.now == NOW
+
+
+@pytest.mark.parametrize(("base", "step", "match"), [
+    ("2026-01-01", 1.0, "EpisodeClock.base='2026-01-01'"),
+    (NOW, -1.0, "EpisodeClock.step_s=-1.0: must be >= 0"),
+    (NOW, float("nan"), "EpisodeClock.step_s=nan"),
+])
+def test_episode_clock_rejects_bad_settings(base: str, step: float, match: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(match)):
+        EpisodeClock(base, step)
+
+
+def test_sql_functions_read_the_episode_clock_at_each_call() -> None:
+    clock = EpisodeClock(NOW)
+    c = sqlite3.connect(":memory:")
+    clock.install_sql(c)
+    c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, at TEXT DEFAULT (datetime('now')))")
+    for _ in range(3):
+        clock.tick()
+        c.execute("INSERT INTO t (at) VALUES (datetime('now'))")
+        c.execute("INSERT INTO t DEFAULT VALUES")
+    assert [r[0] for r in c.execute("SELECT at FROM t ORDER BY id")] == [
+        "2026-01-01 12:00:01", "2026-01-01 12:00:01", "2026-01-01 12:00:02",
+        "2026-01-01 12:00:02", "2026-01-01 12:00:03", "2026-01-01 12:00:03"]
+    assert one(c, "SELECT unixepoch()") == EPOCH + 3
+    assert one(c, "SELECT strftime('%H:%M:%S')") == "12:00:03"
+
+
+def test_two_connections_keep_their_own_clocks() -> None:
+    a, b = EpisodeClock(NOW), EpisodeClock("2030-06-01 00:00:00")
+    ca, cb = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
+    a.install_sql(ca)
+    b.install_sql(cb)
+    a.tick()
+    assert one(ca, "SELECT datetime()") == "2026-01-01 12:00:01"
+    assert one(cb, "SELECT datetime()") == "2030-06-01 00:00:00"
+
+
+TIME_MODULE = """
+import time
+import time as t2
+from time import time as now_s, time_ns
+from datetime import datetime
+
+def stamps():
+    return {"time": time.time(), "t2": t2.time(), "now_s": now_s(), "ns": time_ns(),
+            "gm": time.gmtime()[:6], "local": time.localtime()[:6],
+            "fmt": time.strftime("%Y%m%d-%H%M%S"), "ctime": time.ctime(),
+            "code": f"MSG-{int(time.time() * 1000)}", "iso": datetime.utcnow().isoformat(),
+            "perf": time.perf_counter() > 0, "sleep": time.sleep is __import__("time").sleep}
+"""
+
+
+def test_patch_module_clock_covers_time_and_follows_the_source() -> None:
+    clock = EpisodeClock(NOW)
+    ns: dict[str, object] = {}
+    exec(TIME_MODULE, ns)
+    patch_module_clock(ns, lambda: clock.now_datetime)
+    s = ns["stamps"]()  # type: ignore[operator]
+    assert s["time"] == s["t2"] == s["now_s"] == float(EPOCH)
+    assert s["ns"] == EPOCH * 10**9
+    assert s["gm"] == s["local"] == (2026, 1, 1, 12, 0, 0)
+    assert (s["fmt"], s["ctime"]) == ("20260101-120000", "Thu Jan  1 12:00:00 2026")
+    assert s["perf"] and s["sleep"]  # the rest of the time module stays real
+    first = s["code"]
+    clock.tick()
+    s = ns["stamps"]()  # type: ignore[operator]
+    assert first == f"MSG-{EPOCH * 1000}" and s["code"] == f"MSG-{(EPOCH + 1) * 1000}"
+    assert s["iso"] == "2026-01-01T12:00:01"
+    import time
+
+    assert time.time() > EPOCH + 86_400 * 300  # the real module is untouched
+
+
+def test_patch_module_clock_leaves_none_and_other_values_alone() -> None:
+    ns: dict[str, object] = {"__doc__": None, "x": 1, "f": len}
+    exec("import datetime", ns)
+    patch_module_clock(ns, lambda: _dt.datetime(2026, 1, 1))
+    assert ns["__doc__"] is None and ns["x"] == 1 and ns["f"] is len
+    assert ns["datetime"].date.today() == _dt.date(2026, 1, 1)  # type: ignore[attr-defined]
+
+
+PYDANTIC_MODULE = '''
+from datetime import datetime, date
+from pydantic import BaseModel, Field
+
+class Stamp(BaseModel):
+    at: datetime = Field(default_factory=datetime.utcnow)
+    on: date = Field(default_factory=date.today)
+    n: int = 0
+'''
+
+
+def test_patch_module_clock_rewires_pydantic_default_factories() -> None:
+    import sys
+    import types
+
+    clock = EpisodeClock(NOW)
+    module = types.ModuleType("awm_world_pydantic_test")  # as the tool host loads world code
+    sys.modules[module.__name__] = module
+    try:
+        exec(PYDANTIC_MODULE, module.__dict__)
+        ns = module.__dict__
+        patch_module_clock(ns, lambda: clock.now_datetime)
+    finally:
+        del sys.modules[module.__name__]
+    clock.tick()
+    stamp = ns["Stamp"]()  # type: ignore[operator]
+    assert (stamp.at, stamp.on, stamp.n) == (_dt.datetime(2026, 1, 1, 12, 0, 1),
+                                             _dt.date(2026, 1, 1), 0)
+    assert ns["Stamp"].model_json_schema()["properties"]["at"]["format"] == "date-time"  # type: ignore[attr-defined]

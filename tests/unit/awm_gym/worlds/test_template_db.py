@@ -224,3 +224,84 @@ def test_a_real_template_survives_the_cache(tmp_path: Path) -> None:
     data, loaded_report = cache.load(key)
     assert data == conn.serialize() and loaded_report == report
     assert open_database(data, CLOCK).execute("SELECT name FROM users").fetchone()[0] == "ann ☕"
+
+
+# -- real AWM output: whatever fails, the build goes on and the report counts it -------------
+
+
+def test_a_table_referencing_a_broken_table_builds_as_awm_builds_it() -> None:
+    broken = TableDef("parents", "CREATE TABLE parents (id INTEGER PRIMARY KEY,, name TEXT)", (), ())
+    child = TableDef("children", "CREATE TABLE children (id INTEGER PRIMARY KEY, parent_id "
+                     "INTEGER REFERENCES parents(id), born_at DATETIME DEFAULT CURRENT_TIMESTAMP)",
+                     (), ())
+    plain = TableDef("toys", "CREATE TABLE toys (id INTEGER PRIMARY KEY, name TEXT)", (), ())
+    samples = (SampleTable("parents", ("INSERT INTO parents VALUES (1, 'p')",)),
+               SampleTable("children", ("INSERT INTO children (id, parent_id) VALUES (1, 1)",)),
+               SampleTable("toys", ("INSERT INTO toys VALUES (1, 'ball')",)))
+    conn, report = build_template_db((broken, child, plain), samples, CLOCK)
+    assert names(conn, "table") == {"children", "toys"}
+    assert conn.execute("SELECT name FROM toys").fetchall() == [("ball",)]
+    assert (report.tables_failed, report.inserts_total, report.inserts_failed) == (1, 3, 2)
+    assert report.failures[2] == ("children", 0, "OperationalError: no such table: main.parents")
+
+
+@pytest.mark.parametrize(("statement", "error"), [
+    ("INSERT INTO t VALUES (1, 'a'); INSERT INTO t VALUES (2, 'b')", "one statement at a time"),
+    ("INSERT INTO t VALUES (1, 'nul\x00byte')", "null character"),
+    ("INSERT INTO t VALUES (1, 'lone \ud800 surrogate')", "surrogates not allowed"),
+    ("INSERT INTO t VALUES (1, 'Kid\\'s')", "syntax error"),
+    ("", None),
+])
+def test_any_failing_statement_is_counted_never_raised(statement: str, error: str | None) -> None:
+    t = TableDef("t", "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT)", (), ())
+    conn, report = build_template_db((t,), (SampleTable("t", (statement,)),), CLOCK)
+    if error is None:  # an empty statement runs as a no-op, as in AWM
+        assert report.inserts_failed == 0
+        return
+    assert report.inserts_failed == 1 and error in report.failures[0][2]
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
+
+
+def test_a_failing_index_is_named_in_the_report() -> None:
+    t = TableDef("t", "CREATE TABLE t (id INTEGER PRIMARY KEY)",
+                 ("CREATE INDEX ok ON t(id)", "CREATE INDEX bad ON t(nope)"), ())
+    _, report = build_template_db((t,), (), CLOCK)
+    [(table, idx, error)] = report.failures
+    assert (table, idx) == ("t", -1)
+    assert error == ("index 1 (CREATE INDEX bad ON t(nope)): OperationalError: no such column: "
+                     "nope")
+
+
+def test_a_bad_default_fails_the_inserts_that_use_it() -> None:
+    t = TableDef("t", "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT DEFAULT (no_such_fn()))",
+                 (), ())
+    samples = (SampleTable("t", ("INSERT INTO t (id) VALUES (1)", "INSERT INTO t VALUES (2, 'x')")),)
+    conn, report = build_template_db((t,), samples, CLOCK)
+    assert conn.execute("SELECT id FROM t").fetchall() == [(2,)]
+    assert report.inserts_failed == 1 and "no_such_fn" in report.failures[0][2]
+
+
+@pytest.mark.parametrize(("ddl", "index", "insert_fails"), [
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT CHECK (a <= datetime('now')))", None, True),
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, g TEXT AS (date('now')))", None, True),
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT)", "CREATE INDEX i ON t (date('now'))", True),
+    ("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT CHECK (a <= CURRENT_TIMESTAMP))", None, False),
+])
+def test_now_where_stock_sqlite_forbids_it_fails_as_under_awm(ddl: str, index: str | None,
+                                                             insert_fails: bool) -> None:
+    """(CREATE INDEX succeeds on an empty table; the row it cannot index fails.)"""
+    # our time functions are overloads marked deterministic; stock SQLite still decides here
+    t = TableDef("t", ddl, (index,) if index else (), ())
+    conn, report = build_template_db((t,), (SampleTable("t", ("INSERT INTO t (id, a) VALUES "
+                                                               "(1, '2020-01-01')",)),), CLOCK)
+    assert report.tables_failed == 0
+    assert report.inserts_failed == int(insert_fails)
+    if insert_fails:
+        assert "non-deterministic" in report.failures[0][2]
+
+
+def test_a_world_whose_tables_all_fail_still_serializes() -> None:
+    conn, report = build_template_db((TableDef("t", "CREATE TABLE t (", (), ()),), (), CLOCK)
+    assert report.tables_failed == 1
+    assert open_database(conn.serialize(), CLOCK).execute(
+        "SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
