@@ -23,6 +23,7 @@ from .chat_format import CatalogueMode, ChatFormatConfig
 from .errors import AgentConfigError
 from .evaluate import EvalConfig
 from .grpo.config import GRPOConfig, OptimConfig, RolloutConfig
+from .lora import LoRAConfig
 from .policies.sampling import SamplingConfig
 from .precision import DType, DTypeMismatchError
 from .policies.vllm_policy import VLLMEngineConfig
@@ -71,6 +72,10 @@ class ModelConfig:
     allow_dtype_mismatch: bool = False
     """Let a sampler run in another precision than the trainer (only a warning; the log-prob gap
     is logged every step and --grpo.tis-cap can correct for it)."""
+    lora: LoRAConfig = field(default_factory=LoRAConfig)
+    """LoRA adapters for GRPO (r=0: full fine-tuning); vLLM gets the merged weights."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass (less memory, ~1/3 more compute)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", DType.coerce(self.dtype))
@@ -121,6 +126,10 @@ class TrainConfig:
     """The colocated vLLM engine (when the backend is vllm)."""
 
     def __post_init__(self) -> None:
+        if self.run.resume and self.model.lora.is_enabled:
+            raise AgentConfigError("RunConfig.resume with LoRA (ModelConfig.lora.r > 0) is not "
+                                   "supported: checkpoints hold only the adapter. Resume a full "
+                                   "fine-tuning run, or start the LoRA run again.")
         engine = self.vllm.dtype
         if (engine is not None and DType.coerce(engine) is not self.model.dtype
                 and not self.model.allow_dtype_mismatch):

@@ -7,7 +7,7 @@ Everything lands in one run folder::
     datasets/oracle/         the oracle's recorded rollouts (World.record_dataset)
     model_sft/               after the warm start
     checkpoints/step_N/      GRPO checkpoints (weights, tokenizer, optimizer, trainer_state.json)
-    model_final/             after GRPO
+    model_final/             after GRPO (with LoRA: the adapter, on top of model_sft)
     metrics.jsonl            one line per SFT epoch, GRPO step and evaluation
     reward.png               reward and success over GRPO steps
     transcripts/             HTML transcripts of the final evaluation
@@ -146,6 +146,17 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     return str(path)
 
 
+def _prepare_for_training(model: Any, cfg: TrainConfig) -> Any:
+    """Gradient checkpointing and LoRA adapters, as the model config asks."""
+    from .lora import apply_lora, enable_gradient_checkpointing
+
+    if cfg.model.gradient_checkpointing:
+        enable_gradient_checkpointing(model)
+    if cfg.model.lora.is_enabled:
+        model = apply_lora(model, cfg.model.lora)
+    return model
+
+
 def _policies(kind: BackendKind, cfg: TrainConfig, model: Any, tokenizer: Any, start_path: str
               ) -> tuple[Any, Any]:
     """(rollout policy, evaluation policy): one backend, two sampling settings."""
@@ -216,6 +227,7 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
         else:
             start_path = str(checkpoint)
         model, tokenizer = _load_trainer_model(start_path, cfg)
+        model = _prepare_for_training(model, cfg)
         kind = _backend_kind(cfg)
         policy, evaluator = _policies(kind, cfg, model, tokenizer, start_path)
         if checkpoint is None:

@@ -50,13 +50,16 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
     """
     import torch
 
-    device = next(model.parameters()).device
+    from ..lora import causal_lm
+
+    lm = causal_lm(model)  # a peft wrapper's adapters live inside its causal LM's layers
+    device = next(lm.parameters()).device
     mask = batch["loss_mask"].to(device)  # (B, T-1)
-    body = getattr(model, model.base_model_prefix)
+    body = getattr(lm, lm.base_model_prefix)
     hidden = body(input_ids=batch["input_ids"].to(device),
                   attention_mask=batch["attention_mask"].to(device),
                   use_cache=False).last_hidden_state[:, :-1]  # (B, T-1, H)
-    logits = model.get_output_embeddings()(hidden[mask]).float()  # (N, V)
+    logits = lm.get_output_embeddings()(hidden[mask]).float()  # (N, V)
     if temperature > 0:
         logits = logits / temperature
     logsm = torch.log_softmax(logits, dim=-1)

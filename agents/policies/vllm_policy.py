@@ -38,6 +38,7 @@ from typing import Any
 
 from ..chat_format import ChatFormatConfig, ChatRenderer
 from ..errors import AgentConfigError, ModelLoadError
+from ..lora import causal_lm, checkpoint_state
 from ..precision import DType
 from .chat_policy import ChatPolicy
 from .sampling import Generation, SamplingConfig
@@ -112,20 +113,20 @@ def _on_cpu() -> bool:
 
 
 def trainer_state_for_vllm(model: Any) -> dict[str, Any]:
-    """Every tensor of ``model``'s state dict by checkpoint name, ``lm_head.weight`` included.
+    """Every tensor of ``model`` by checkpoint name, ``lm_head.weight`` included, adapters merged.
 
     ``state_dict()`` of a model with tied embeddings may omit ``lm_head.weight``; vLLM keeps
-    the old head unless it is sent, so it is added explicitly.
+    the old head unless it is sent, so it is added explicitly. A peft model's LoRA adapters are
+    merged into the weights sent (:func:`agents.lora.checkpoint_state`).
     """
     state: dict[str, Any] = {}
     seen: set[int] = set()
-    for name, tensor in model.state_dict().items():
-        tensor = tensor.detach()
+    for name, tensor in checkpoint_state(model).items():
         if tensor.data_ptr() in seen:  # tied weights: safetensors refuses shared storage
             tensor = tensor.clone()
         seen.add(tensor.data_ptr())
         state[name] = tensor.contiguous()
-    head = model.get_output_embeddings()
+    head = causal_lm(model).get_output_embeddings()
     if head is not None and "lm_head.weight" not in state:
         state["lm_head.weight"] = head.weight.detach().clone()
     return state

@@ -306,3 +306,37 @@ def test_truncated_importance_sampling_weights_each_token_by_the_capped_ratio(wa
     for name, plain in deltas[None].items():
         torch.testing.assert_close(deltas[3.0][name], 2.0 * plain, rtol=1e-3, atol=1e-7)
         torch.testing.assert_close(deltas[1.5][name], 1.5 * plain, rtol=1e-3, atol=1e-7)
+
+
+def test_a_lora_grpo_step_changes_only_adapter_weights(warm_model, envs8):
+    pytest.importorskip("peft")
+    from agents.lora import LoRAConfig, apply_lora
+
+    samples = _real_samples(warm_model, envs8)
+    base, tok = load_model_and_tokenizer(warm_model, "cpu")
+    model = apply_lora(base, LoRAConfig(r=4, alpha=8))
+    before = _params(model)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    stats = grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(), T, tok.pad_token_id)
+    assert stats["loss/optimizer_steps"] == 1
+    changed = {n for n, p in model.named_parameters() if not torch.equal(p.detach(), before[n])}
+    lora_b = {n for n in before if ".lora_B." in n}
+    assert lora_b and lora_b <= changed  # B starts at zero, so it is what the first step moves
+    assert all(".lora_" in n for n in changed)  # and no base weight moved
+
+
+def test_gradient_checkpointing_gives_the_same_update(warm_model, envs8):
+    from agents.lora import enable_gradient_checkpointing
+
+    samples = _real_samples(warm_model, envs8)
+    results = []
+    for checkpointing in (False, True):
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        if checkpointing:
+            enable_gradient_checkpointing(model)
+            assert model.is_gradient_checkpointing
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)
+        grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(), T, tok.pad_token_id)
+        results.append(_params(model))
+    for name, value in results[0].items():
+        torch.testing.assert_close(results[1][name], value, atol=1e-6, rtol=1e-5)

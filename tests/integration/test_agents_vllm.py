@@ -105,3 +105,28 @@ def test_the_engine_reports_its_precision_and_a_mismatch_is_an_error(vllm_policy
     with pytest.raises(DTypeMismatchError, match="computes in float32 but the trainer in "
                                                  "bfloat16"):
         check_sampler_dtype("bfloat16", vllm_policy.backend.dtype, allow_mismatch=False)
+
+
+def test_in_memory_sync_merges_a_lora_adapter(vllm_policy, model_dir):
+    pytest.importorskip("peft")
+    from agents.lora import LoRAConfig, apply_lora
+
+    greedy = SamplingConfig(temperature=0.0, max_new_tokens=12)
+    prompts = [[1, 200, 201, 202, 203], [1, 300, 301]]
+    backend = vllm_policy.backend
+    base, tok = load_model_and_tokenizer(model_dir, "cpu")
+    model = apply_lora(base, LoRAConfig(r=4, alpha=8))
+    with torch.no_grad():  # a trained adapter: B @ A is no longer zero
+        for name, p in model.named_parameters():
+            if ".lora_" in name:
+                p.copy_(torch.randn_like(p) * 0.3)
+    before = [g.completion_ids for g in backend.generate([None] * 2, prompts, 0, greedy)]
+    state = trainer_state_for_vllm(model)
+    assert not any("lora_" in k or "base_layer" in k for k in state)
+    backend.load_weights(model)
+    after = [g.completion_ids for g in backend.generate([None] * 2, prompts, 0, greedy)]
+    hf = HFBackend(model, tok, greedy)  # transformers runs the adapter unmerged
+    assert after != before
+    assert after == [g.completion_ids for g in hf.generate([None] * 2, prompts, 0, greedy)]
+    fresh, _ = load_model_and_tokenizer(model_dir, "cpu")
+    backend.load_weights(fresh)
