@@ -23,6 +23,7 @@ from .chat_format import CatalogueMode, ChatFormatConfig
 from .errors import AgentConfigError
 from .evaluate import EvalConfig
 from .grpo.config import GRPOConfig, OptimConfig, RolloutConfig
+from .grpo.metrics import ReportTo
 from .lora import LoRAConfig
 from .policies.sampling import SamplingConfig
 from .precision import DType, DTypeMismatchError
@@ -52,8 +53,14 @@ class RunConfig:
     evaluation)."""
     transcripts: int = 12
     """HTML transcripts written of the final evaluation's episodes."""
+    report_to: ReportTo = ReportTo.NONE
+    """Metrics also go to: none | tensorboard (<run>/tensorboard) | wandb (W&B run in <run>/wandb;
+    WANDB_MODE=offline needs no account). metrics.jsonl and the console line are always on."""
+    wandb_project: str = "awm-gym"
+    """W&B project when report_to is wandb."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "report_to", ReportTo.coerce(self.report_to))
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise AgentConfigError(f"RunConfig.device={self.device!r}: use auto, cpu or cuda.")
 

@@ -31,7 +31,7 @@ from typing import IO, Any
 from .config import TrainConfig, config_to_dict
 from .evaluate import EvalResult, evaluate_policy
 from .grpo.config import BackendKind
-from .grpo.metrics import ConsoleSink, JSONLSink, MultiSink, plot_metrics
+from .grpo.metrics import ConsoleSink, JSONLSink, MultiSink, make_report_sink, plot_metrics
 from .policies.sampling import SamplingConfig
 
 logger = logging.getLogger(__name__)
@@ -114,7 +114,7 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
         cfg: the run config (model, chat, sft, rollout worlds, seed).
         out: the run folder.
         envs: a vector env over the training worlds (tool catalogues, task list).
-        sink: receives one ``sft/*`` metrics dict per epoch.
+        sink: receives one ``sft/*`` metrics dict per epoch (the epoch as step).
     """
     from .chat_format import ChatRenderer
     from .grpo.rollout import list_tasks
@@ -139,7 +139,7 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     logger.info("SFT on %d examples from %s", len(examples), dataset)
     run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=cfg.run.seed,
             on_epoch=None if sink is None else
-            (lambda e, m: sink.log(m, -cfg.sft.epochs + e + 1)), dtype=cfg.model.dtype)
+            (lambda e, m: sink.log(m, e + 1)), dtype=cfg.model.dtype)
     model.save_pretrained(path, safe_serialization=True)
     tokenizer.save_pretrained(path)
     _write_json(manifest, recipe)  # last: its presence means the warm start is whole
@@ -213,8 +213,13 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
     torch.manual_seed(cfg.run.seed)
     _write_json(out / "config.json", config_to_dict(cfg))
     checkpoint = latest_checkpoint(out) if cfg.run.resume else None
-    sink = MultiSink([JSONLSink(out / "metrics.jsonl", append=checkpoint is not None),
-                      ConsoleSink(console, cfg.grpo.steps)])
+    sinks: list[Any] = [JSONLSink(out / "metrics.jsonl", append=checkpoint is not None),
+                        ConsoleSink(console, cfg.grpo.steps)]
+    report = make_report_sink(cfg.run.report_to, out, config_to_dict(cfg),
+                              project=cfg.run.wandb_project)
+    if report is not None:
+        sinks.append(report)
+    sink = MultiSink(sinks)
     train_envs = make_envs(cfg, cfg.rollout.episodes_per_step)
     eval_envs = make_envs(cfg, _eval_width(cfg.eval.episodes_per_task * _num_tasks(train_envs)))
     timings: dict[str, float] = {}
