@@ -24,7 +24,11 @@ What one step does, exactly as implemented:
    accumulation over micro-batches by token budget; gradient norm clipped to 1.0. With one
    optimizer step the ratio is exactly 1, so the clip never binds (plain policy gradient); it
    matters with several.
-6. **Sync.** The vLLM engine (when it samples) reloads every tensor, ``lm_head`` included.
+6. **Sync.** The vLLM engine (when it samples) gets every tensor, ``lm_head`` included, in
+   memory (a LoRA adapter merged in).
+
+Data parallel (``torchrun``, :mod:`agents.grpo.distributed`): each rank runs whole groups of
+the step, and the summed gradient equals the one-process gradient of the whole batch.
 7. **Log and checkpoint.** Metrics go to the sinks; checkpoints every ``checkpoint_every``
    steps hold weights, optimizer and step; all randomness derives from ``(seed, step)``, so a
    resumed run repeats the next step exactly.
@@ -53,6 +57,7 @@ from .advantages import compute_advantages
 from .batching import build_samples, trajectory_credit
 from .checkpoint import load_optimizer_state, save_checkpoint
 from .config import GRPOConfig, OptimConfig, RolloutConfig
+from .distributed import DistInfo, all_gather_objects, all_reduce, shard_groups
 from .rollout import EpisodeSpec, RolloutTimings, Trajectory, collect_episodes, list_tasks
 from .update import grpo_update
 
@@ -113,15 +118,20 @@ class GRPOTrainer:
         setup: configs and seeds.
         ref_model: frozen reference for the KL term (needed when ``kl_coef > 0``).
         config_record: the resolved run config, saved in checkpoints.
+        world: this process's rank and the number of processes (data parallel); ``envs`` then
+            has this rank's share of the instances.
     """
 
     def __init__(self, model: Any, tokenizer: Any, envs: Any, policy: Any, setup: GRPOSetup,
-                 ref_model: Any = None, config_record: dict[str, Any] | None = None) -> None:
+                 ref_model: Any = None, config_record: dict[str, Any] | None = None,
+                 world: DistInfo | None = None) -> None:
         import torch
 
-        if envs.num_envs != setup.rollout.episodes_per_step:
+        self.world = world or DistInfo()
+        local = setup.rollout.episodes_per_step // self.world.world_size
+        if envs.num_envs != local:
             raise ValueError(f"the vector env has {envs.num_envs} instances; GRPO needs "
-                             f"groups_per_step * group_size = {setup.rollout.episodes_per_step}.")
+                             f"groups_per_step * group_size / processes = {local}.")
         if setup.grpo.kl_coef > 0 and ref_model is None:
             raise ValueError("GRPOConfig.kl_coef > 0 needs a frozen ref_model.")
         self.model, self.tokenizer, self.envs, self.policy = model, tokenizer, envs, policy
@@ -147,8 +157,11 @@ class GRPOTrainer:
         """Run GRPO step ``self.step_idx``; returns its metrics."""
         s = self.setup
         t0 = time.perf_counter()
+        w = self.world
         specs = step_specs(self.tasks, s.rollout, s.seed, self.step_idx)
-        self.policy.set_seed(s.seed * 1_000_003 + self.step_idx)
+        if w.is_distributed:
+            specs = shard_groups(specs, w.rank, w.world_size)
+        self.policy.set_seed(s.seed * 1_000_003 + self.step_idx + 7919 * w.rank)
         timings = RolloutTimings()
         trajs = collect_episodes(self.envs, self.policy, specs, timings)
         self.last_trajectories = trajs
@@ -160,16 +173,22 @@ class GRPOTrainer:
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
         stats = grpo_update(self.model, self.optimizer, samples, s.grpo, s.optim, s.temperature,
-                            self.pad_id, lr=lr, ref_model=self.ref_model, dtype=s.dtype)
+                            self.pad_id, lr=lr, ref_model=self.ref_model, dtype=s.dtype,
+                            is_distributed=w.is_distributed)
         t2 = time.perf_counter()
         sync_s = 0.0
         load_weights = getattr(self.policy.backend, "load_weights", None)
         if samples and callable(load_weights):
             sync_s = load_weights(self.model)
         self.step_idx += 1
+        zero_std, groups = float(adv.zero_std_groups), float(adv.groups)
+        if w.is_distributed:  # rollout statistics of the whole step, every rank's episodes
+            zero_std, groups, masked = all_reduce([zero_std, groups, masked])
+            trajs = all_gather_objects(trajs)
         out = M.rollout_metrics(trajs)
         out.update(stats)
-        out.update({M.FRAC_ZERO_STD: adv.frac_zero_std_groups, M.MASKED_EPISODES: float(masked),
+        out.update({M.FRAC_ZERO_STD: zero_std / max(groups, 1.0),
+                    M.MASKED_EPISODES: float(masked),
                     M.LR: lr, M.ENV_TIME_S: timings.env_s, M.GENERATE_TIME_S: timings.generate_s,
                     M.TRAIN_TIME_S: t2 - t1, M.SYNC_TIME_S: sync_s,
                     M.ENV_STEPS_PER_S: timings.env_steps / max(timings.env_s, 1e-9),
@@ -193,12 +212,14 @@ class GRPOTrainer:
             on_step: called with ``(completed_steps, metrics)`` after each step.
         """
         every = self.setup.checkpoint_every
+        main = self.world.is_main  # one rank logs and writes checkpoints
         while self.step_idx < steps:
             metrics = self.step()
-            sink.log(metrics, self.step_idx)
+            if main:
+                sink.log(metrics, self.step_idx)
             if on_step is not None:
                 on_step(self.step_idx, metrics)
-            if run_dir is not None and every and self.step_idx % every == 0:
+            if main and run_dir is not None and every and self.step_idx % every == 0:
                 self.save(run_dir)
-        if run_dir is not None and steps > 0:
+        if main and run_dir is not None and steps > 0:
             self.save(run_dir)

@@ -28,22 +28,26 @@ from ..precision import DType, autocast
 from . import metrics as M
 from .batching import TrainSample, collate, pack_micro_batches
 from .config import GRPOConfig, OptimConfig
+from .distributed import all_reduce, all_reduce_grads
 from .loss import ppo_clip_loss, token_logprobs
 
 __all__ = ["grpo_update", "split_even"]
 
 
-def split_even(n: int, parts: int) -> list[range]:
-    """``parts`` consecutive ranges covering ``0..n-1`` as evenly as possible (empty ones dropped).
+def split_even(n: int, parts: int, keep_empty: bool = False) -> list[range]:
+    """``parts`` consecutive ranges covering ``0..n-1`` as evenly as possible (empty ones dropped
+    unless ``keep_empty``).
 
     Example:
         >>> split_even(5, 2)
         [range(0, 3), range(3, 5)]
+        >>> split_even(1, 2, keep_empty=True)
+        [range(0, 1), range(1, 1)]
     """
     out, start = [], 0
     for k in range(parts):
         size = n // parts + (1 if k < n % parts else 0)
-        if size:
+        if size or keep_empty:
             out.append(range(start, start + size))
         start += size
     return out
@@ -104,6 +108,15 @@ class _SamplerGap:
             return None
         return torch.clamp(ratio, max=tis_cap).detach()
 
+    def reduce(self, is_distributed: bool) -> None:
+        """Combine the statistics of every rank (in place)."""
+        if not is_distributed:
+            return
+        self.n, self.abs_sum, self.ratio_sum = all_reduce([self.n, self.abs_sum, self.ratio_sum])
+        self.n = int(self.n)
+        self.abs_max, self.ratio_max = all_reduce([self.abs_max, self.ratio_max], "max")
+        (self.ratio_min,) = all_reduce([self.ratio_min], "min")
+
     def metrics(self) -> dict[str, float]:
         if not self.n:
             return {}
@@ -114,7 +127,8 @@ class _SamplerGap:
 
 def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo: GRPOConfig,
                 optim: OptimConfig, temperature: float, pad_id: int, lr: float | None = None,
-                ref_model: Any = None, dtype: DType | str = DType.FLOAT32) -> dict[str, float]:
+                ref_model: Any = None, dtype: DType | str = DType.FLOAT32,
+                is_distributed: bool = False) -> dict[str, float]:
     """Apply the step's optimizer steps to ``model``; returns summed/averaged diagnostics.
 
     Args:
@@ -128,6 +142,9 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
         lr: learning rate for these steps (None: leave the optimizer's).
         ref_model: frozen reference, needed when ``grpo.kl_coef > 0``.
         dtype: the run's precision (bfloat16: forward passes under autocast).
+        is_distributed: ``samples`` are this rank's share of the step's batch; token counts,
+            gradients and diagnostics are combined over the process group
+            (:mod:`agents.grpo.distributed`), so every rank takes the same optimizer steps.
     """
     import torch
 
@@ -139,16 +156,20 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
              "loss/grad_norm": 0.0,
              "loss/num_samples": float(len(samples)), "loss/num_tokens": 0.0,
              "loss/optimizer_steps": 0.0}
-    if not samples:
+    steps = optim.optimizer_steps_per_step
+    if is_distributed:  # every rank must take part in every collective: same step count
+        (most,) = all_reduce([len(samples)], "max")
+        steps = min(steps, int(most))
+    if not samples and not (is_distributed and steps > 0):
         return stats
     if lr is not None:
         for group in optimizer.param_groups:
             group["lr"] = lr
     model.train()
     budget = optim.micro_batch_tokens
-    minibatches = split_even(len(samples), optim.optimizer_steps_per_step)
+    minibatches = split_even(len(samples), steps, keep_empty=is_distributed)
     olds = (_old_logprobs(model, samples, budget, pad_id, temperature, dtype)
-            if len(minibatches) > 1 else None)
+            if len(minibatches) > 1 and samples else None)
     device = next(model.parameters()).device
     gap = _SamplerGap()
     params = [p for p in model.parameters() if p.requires_grad]
@@ -157,6 +178,8 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
     for mb in minibatches:
         mb_samples = [samples[k] for k in mb]
         n_tokens = sum(len(s.completion_ids) for s in mb_samples)
+        if is_distributed:  # the token mean is over the whole step's mini-batch, all ranks
+            n_tokens = int(all_reduce([n_tokens])[0])
         optimizer.zero_grad(set_to_none=True)
         for micro in pack_micro_batches(mb_samples, budget, sort_by_length=True):
             batch = collate([mb_samples[k] for k in micro], pad_id)
@@ -182,14 +205,23 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
             stats["loss/kl_ref"] += terms.kl_ref
             stats["loss/entropy"] += float((entropy * mask).sum())
             trained_tokens += int(batch["attention_mask"].sum())
+        if is_distributed:
+            all_reduce_grads(params)
         norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
         stats["loss/grad_norm"] += float(norm) / len(minibatches)
         optimizer.step()
         stats["loss/optimizer_steps"] += 1
         total_tokens += n_tokens
-    for key in ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
-                "loss/kl_ref", "loss/entropy"):
+    summed = ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
+              "loss/kl_ref", "loss/entropy")
+    if is_distributed:
+        values = all_reduce([stats[k] for k in summed] + [stats["loss/num_samples"],
+                                                          trained_tokens])
+        stats.update(zip(summed, values, strict=False))
+        stats["loss/num_samples"], trained_tokens = values[-2], int(values[-1])
+    for key in summed:
         stats[key] /= max(total_tokens, 1)
+    gap.reduce(is_distributed)
     stats.update(gap.metrics())
     stats["loss/num_tokens"] = float(total_tokens)
     stats["perf/train_tokens_per_s"] = trained_tokens / max(time.perf_counter() - start, 1e-9)
