@@ -19,9 +19,9 @@ token budget, which DDP's forward-hook bookkeeping does not follow. With more th
 optimizer step per GRPO step, each rank splits its own samples into that many mini-batches.
 
 Example:
-    >>> [s.group for s in shard_groups([EpisodeSpec("w", 0, 1, g) for g in (0, 0, 1, 1, 2, 2)],
-    ...                               rank=1, world_size=2)]
-    [1, 1]
+    >>> specs = [EpisodeSpec("w", 0, 1, g) for g in (0, 0, 1, 1, 2, 2, 3, 3)]
+    >>> [s.group for s in shard_groups(specs, rank=1, world_size=2)]
+    [1, 1, 3, 3]
 """
 
 from __future__ import annotations
