@@ -130,7 +130,10 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     if cfg.sft.epochs == 0:
         return init
     path = out / "model_sft"
-    recipe = {"model": config_to_dict(cfg.model), "chat": config_to_dict(cfg.chat),
+    # what the warm start depends on (not LoRA or checkpointing: they apply to GRPO only)
+    model_recipe = {"path": cfg.model.path, "tiny": config_to_dict(cfg.model.tiny),
+                    "dtype": cfg.model.dtype.value}
+    recipe = {"model": model_recipe, "chat": config_to_dict(cfg.chat),
               "sft": config_to_dict(cfg.sft), "worlds": [list(t) for t in list_tasks(envs)],
               "seed": cfg.run.seed}
     manifest = path / "warm_start.json"
