@@ -71,9 +71,17 @@ def export_smollm2(out_dir: str | os.PathLike[str]) -> Path:
                                                      dtype=torch.float32)
     except ImportError as e:
         raise ModelLoadError("reading GGUF needs the gguf package: pip install gguf.") from e
+    # transformers keeps the GGUF "quantizer" on a dequantized model and then refuses to save
+    # it: copy the float32 tensors into a plain model built from the same config
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    plain.load_state_dict(model.state_dict())
+    plain.generation_config = model.generation_config
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    model.save_pretrained(tmp, safe_serialization=True)
+    plain.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
     (tmp / _MANIFEST).write_text(json.dumps(record))  # last: the folder is whole
     if out.exists():
