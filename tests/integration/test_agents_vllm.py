@@ -21,7 +21,7 @@ from agents.grpo.loss import token_logprobs  # noqa: E402
 from agents.grpo.rollout import EpisodeSpec, collect_episodes  # noqa: E402
 from agents.policies.hf_policy import HFBackend, load_model_and_tokenizer  # noqa: E402
 from agents.policies.sampling import SamplingConfig  # noqa: E402
-from agents.policies.vllm_policy import VLLMEngineConfig, VLLMPolicy, \
+from agents.policies.vllm_policy import VLLMPolicy, WeightSyncMode, \
     trainer_state_for_vllm  # noqa: E402
 from agents.precision import DTypeMismatchError, check_sampler_dtype  # noqa: E402
 from agents.tiny_model import TinyModelConfig, build_tiny_model  # noqa: E402
@@ -90,13 +90,15 @@ def test_in_memory_weight_sync_changes_outputs_to_the_trainers(vllm_policy, mode
     _sync_and_compare(vllm_policy, model_dir, capfd)
 
 
-def test_disk_weight_sync_changes_outputs_to_the_trainers(model_dir, capfd):
-    policy = VLLMPolicy(model_dir, CHAT, SamplingConfig(temperature=1.0, max_new_tokens=32),
-                        VLLMEngineConfig(weight_sync="disk"))
+def test_disk_weight_sync_changes_outputs_to_the_trainers(vllm_policy, model_dir, capfd):
+    # the same engine, switched to the disk path (a second in-process engine would tear down
+    # vLLM's process-global parallel state when it closes, under the module's engine)
+    backend = vllm_policy.backend
+    backend.weight_sync = WeightSyncMode.DISK
     try:
-        _sync_and_compare(policy, model_dir, capfd)
+        _sync_and_compare(vllm_policy, model_dir, capfd)
     finally:
-        policy.close()
+        backend.weight_sync = WeightSyncMode.MEMORY
 
 
 def test_the_engine_reports_its_precision_and_a_mismatch_is_an_error(vllm_policy):
