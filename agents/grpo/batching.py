@@ -2,8 +2,8 @@
 
 A sample is the exact prompt ids the sampler saw followed by the ids it sampled; the loss mask
 covers the sampled ids and nothing else. Its advantage is its trajectory's. Turns that sampled
-nothing (a prompt over the context) never become samples; turns cut by ``max_new_tokens``
-(finish reason ``length``) are dropped when ``mask_truncated_turns`` is set.
+nothing (a prompt over the context) never become samples. :func:`trajectory_credit` decides
+what a trajectory stopped by a cut turn (``max_new_tokens``) scores, and whether it trains.
 
 Micro-batches are formed in order, greedily, so that ``rows x longest row <= token budget``
 (a sample longer than the budget gets a micro-batch of its own). Rows are right-padded.
@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from .config import CutTurnMode
 from .rollout import Trajectory
 
-__all__ = ["TrainSample", "build_samples", "pack_micro_batches", "collate"]
+__all__ = ["TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,19 +46,48 @@ class TrainSample:
         return len(self.prompt_ids) + len(self.completion_ids)
 
 
+def trajectory_credit(trajectories: Sequence[Trajectory], cut_turn: CutTurnMode | str,
+                      cut_turn_reward: float = -1.0) -> tuple[list[float], list[bool]]:
+    """Each trajectory's reward and whether it is scored, for the advantage computation.
+
+    A trajectory stopped by a cut turn is unscored with ``mask`` (it leaves its group's
+    statistics, gets no advantage, so none of its turns trains) and scores ``cut_turn_reward``
+    with ``penalty``. Others keep the env's reward and validity.
+
+    Example:
+        >>> from agents.grpo.rollout import EpisodeSpec
+        >>> cut = Trajectory(EpisodeSpec("w", 0, 0), "t", (), 0.0, True, False, False, "length")
+        >>> done = Trajectory(EpisodeSpec("w", 0, 0), "t", (), 1.0, True, True, False, None)
+        >>> trajectory_credit([cut, done], "mask")
+        ([0.0, 1.0], [False, True])
+        >>> trajectory_credit([cut, done], "penalty", -0.5)
+        ([-0.5, 1.0], [True, True])
+    """
+    mode = CutTurnMode.coerce(cut_turn)
+    rewards, valid = [], []
+    for traj in trajectories:
+        if traj.is_cut and mode is CutTurnMode.MASK:
+            rewards.append(traj.reward)
+            valid.append(False)
+        elif traj.is_cut:
+            rewards.append(float(cut_turn_reward))
+            valid.append(True)
+        else:
+            rewards.append(traj.reward)
+            valid.append(traj.reward_valid)
+    return rewards, valid
+
+
 def build_samples(trajectories: Sequence[Trajectory], advantages: np.ndarray,
-                  trainable: np.ndarray, mask_truncated_turns: bool = True
-                  ) -> tuple[list[TrainSample], int]:
-    """Samples of the trainable trajectories; also returns how many turns were masked as cut.
+                  trainable: np.ndarray) -> list[TrainSample]:
+    """One sample per turn of the trainable trajectories, carrying the trajectory's advantage.
 
     Args:
         trajectories: the step's episodes.
         advantages: one value per trajectory.
-        trainable: which trajectories train (valid reward, group with non-zero variance).
-        mask_truncated_turns: drop turns whose finish reason is ``length``.
+        trainable: which trajectories train (scored, in a group with non-zero variance).
     """
     samples: list[TrainSample] = []
-    masked = 0
     for traj, adv, ok in zip(trajectories, advantages, trainable, strict=True):
         if not ok:
             continue
@@ -65,12 +95,9 @@ def build_samples(trajectories: Sequence[Trajectory], advantages: np.ndarray,
             gen = turn.generation
             if not gen.completion_ids:
                 continue
-            if mask_truncated_turns and gen.finish_reason == "length":
-                masked += 1
-                continue
             samples.append(TrainSample(gen.prompt_ids, gen.completion_ids, float(adv),
                                        gen.logprobs))
-    return samples, masked
+    return samples
 
 
 def pack_micro_batches(samples: Sequence[TrainSample], token_budget: int,
@@ -104,7 +131,8 @@ def collate(samples: Sequence[TrainSample], pad_id: int) -> dict[str, Any]:
     Returns:
         ``input_ids`` (B, T), ``attention_mask`` (B, T), ``targets`` (B, T-1): the next token
         at each position, ``loss_mask`` (B, T-1) bool: True where the target is a sampled
-        token, ``advantages`` (B,), ``sampler_logprobs`` (B, T-1) aligned with ``targets``.
+        token, ``advantages`` (B,), ``sampler_logprobs`` (B, T-1) aligned with ``targets``,
+        ``has_sampler_logprobs`` (B,) bool: False for rows whose sampler reported none.
     """
     import torch
 
@@ -124,4 +152,5 @@ def collate(samples: Sequence[TrainSample], pad_id: int) -> dict[str, Any]:
             sampler[row, start:start + len(s.completion_ids)] = torch.tensor(s.sampler_logprobs)
     return {"input_ids": input_ids, "attention_mask": attention, "targets": input_ids[:, 1:],
             "loss_mask": loss_mask, "sampler_logprobs": sampler,
+            "has_sampler_logprobs": torch.tensor([bool(s.sampler_logprobs) for s in samples]),
             "advantages": torch.tensor([s.advantage for s in samples], dtype=torch.float32)}

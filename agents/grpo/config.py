@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..errors import AgentConfigError
 from .advantages import AdvantageMode
 
-__all__ = ["BackendKind", "RolloutConfig", "GRPOConfig", "OptimConfig"]
+__all__ = ["BackendKind", "CutTurnMode", "RolloutConfig", "GRPOConfig", "OptimConfig"]
 
 
 class BackendKind(str, enum.Enum):
@@ -38,6 +38,28 @@ class BackendKind(str, enum.Enum):
             return cls(value)
         except ValueError:
             raise AgentConfigError(f"RolloutConfig.backend={value!r}: choose one of "
+                                   f"{[m.value for m in cls]}.") from None
+
+
+class CutTurnMode(str, enum.Enum):
+    """What a turn cut by ``max_new_tokens`` does to its trajectory's credit.
+
+    The rollout never sends a cut turn to the env (it would be scored as a malformed action and
+    its -1.0 copied to every earlier turn); it stops the instance. Then:
+    """
+
+    MASK = "mask"
+    """The trajectory leaves the loss and its group's statistics (DAPO's overlong filtering,
+    per trajectory)."""
+    PENALTY = "penalty"
+    """The trajectory scores ``GRPOConfig.cut_turn_reward`` and trains like any other."""
+
+    @classmethod
+    def coerce(cls, value: str | CutTurnMode) -> CutTurnMode:
+        try:
+            return cls(value)
+        except ValueError:
+            raise AgentConfigError(f"GRPOConfig.cut_turn={value!r}: choose one of "
                                    f"{[m.value for m in cls]}.") from None
 
 
@@ -99,11 +121,22 @@ class GRPOConfig:
     """The ratio may rise to ``1 + clip_high`` before the surrogate is clipped (clip-higher)."""
     kl_coef: float = 0.0
     """Weight of the k3 KL to the frozen starting model (0: off, no reference model kept)."""
-    mask_truncated_turns: bool = True
-    """Drop turns cut by ``max_new_tokens`` from the loss (the trajectory keeps its reward)."""
+    cut_turn: CutTurnMode = CutTurnMode.MASK
+    """A turn cut by max_new_tokens stops its episode; then: mask (the whole trajectory leaves
+    the loss and its group's statistics) | penalty (it scores cut_turn_reward and trains)."""
+    cut_turn_reward: float = -1.0
+    """The reward of a trajectory whose turn was cut, when cut_turn is penalty."""
+    tis_cap: float | None = None
+    """Truncated importance sampling: weight each token's loss by min(pi_trainer / pi_sampler,
+    tis_cap), the ratio of the trainer's log-probability before the update to the sampler's
+    (corrects sampler-trainer numeric mismatch, as verl's TIS; None: off; 2-3 is usual)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "advantage", AdvantageMode.coerce(self.advantage))
+        object.__setattr__(self, "cut_turn", CutTurnMode.coerce(self.cut_turn))
+        if self.tis_cap is not None and self.tis_cap <= 0:
+            raise AgentConfigError(f"GRPOConfig.tis_cap={self.tis_cap}: use a cap > 0 (2-3 is "
+                                   "usual) or None to turn the correction off.")
         if self.steps < 0:
             raise AgentConfigError(f"GRPOConfig.steps={self.steps}: use >= 0.")
         if not 0 <= self.clip_low < 1 or self.clip_high < 0:

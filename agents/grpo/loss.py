@@ -5,8 +5,15 @@ For every sampled token k of every turn sample (advantage ``A`` of its trajector
     ratio_k  = exp(logp_k - old_logp_k)
     pg_loss1 = -A * ratio_k
     pg_loss2 = -A * clip(ratio_k, 1 - clip_low, 1 + clip_high)
-    loss_k   = max(pg_loss1, pg_loss2) + kl_coef * k3_k
+    loss_k   = w_k * max(pg_loss1, pg_loss2) + kl_coef * k3_k
     k3_k     = exp(ref_logp_k - logp_k) - (ref_logp_k - logp_k) - 1
+    w_k      = min(exp(old_logp_k - sampler_logp_k), C)   truncated importance sampling (TIS),
+                                                          detached; 1 when off
+
+The TIS weight corrects for the sampler (vLLM, another precision) and the trainer disagreeing
+on the same weights: the tokens were drawn from the sampler's distribution, the ratio is taken
+against the trainer's, so each token's policy-gradient term is reweighted by their ratio,
+truncated at ``C`` to bound the variance (verl's and prime-rl's TIS).
 
 The caller sums ``loss_k`` over the loss mask and divides by the number of sampled tokens in
 the whole optimizer batch (token mean, global denominator), so splitting a batch into
@@ -43,13 +50,16 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
     """
     import torch
 
-    device = next(model.parameters()).device
+    from ..lora import causal_lm
+
+    lm = causal_lm(model)  # a peft wrapper's adapters live inside its causal LM's layers
+    device = next(lm.parameters()).device
     mask = batch["loss_mask"].to(device)  # (B, T-1)
-    body = getattr(model, model.base_model_prefix)
+    body = getattr(lm, lm.base_model_prefix)
     hidden = body(input_ids=batch["input_ids"].to(device),
                   attention_mask=batch["attention_mask"].to(device),
                   use_cache=False).last_hidden_state[:, :-1]  # (B, T-1, H)
-    logits = model.get_output_embeddings()(hidden[mask]).float()  # (N, V)
+    logits = lm.get_output_embeddings()(hidden[mask]).float()  # (N, V)
     if temperature > 0:
         logits = logits / temperature
     logsm = torch.log_softmax(logits, dim=-1)
@@ -77,7 +87,8 @@ class LossTerms:
 
 
 def ppo_clip_loss(logp: Any, old_logp: Any, advantages: Any, mask: Any, clip_low: float,
-                  clip_high: float, ref_logp: Any = None, kl_coef: float = 0.0) -> LossTerms:
+                  clip_high: float, ref_logp: Any = None, kl_coef: float = 0.0,
+                  is_weight: Any = None) -> LossTerms:
     """The per-token loss (see the module docstring) and its diagnostics.
 
     Args:
@@ -88,6 +99,8 @@ def ppo_clip_loss(logp: Any, old_logp: Any, advantages: Any, mask: Any, clip_low
         clip_low, clip_high: the ratio may move to ``[1 - clip_low, 1 + clip_high]``.
         ref_logp: (B, T-1) reference log-probabilities, needed when ``kl_coef > 0``.
         kl_coef: weight of the k3 KL to the reference.
+        is_weight: (B, T-1) truncated importance weights of the policy-gradient term (no
+            gradient; None: 1 everywhere).
     """
     import torch
 
@@ -98,6 +111,8 @@ def ppo_clip_loss(logp: Any, old_logp: Any, advantages: Any, mask: Any, clip_low
     pg_loss1 = -adv * ratio
     pg_loss2 = -adv * torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high)
     pg = torch.maximum(pg_loss1, pg_loss2)
+    if is_weight is not None:
+        pg = pg * is_weight.detach()
     token_loss = pg
     kl_ref = 0.0
     if kl_coef > 0:

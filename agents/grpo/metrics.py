@@ -1,7 +1,12 @@
-"""Training metrics: their keys (defined once), sinks (JSONL, console), rollout stats and the plot.
+"""Training metrics: their keys (defined once), sinks, rollout stats and the plot.
 
 Keys are ``<area>/<name>``. A sink has ``log(metrics, step)`` and ``close()``; the trainer logs
-one dict per GRPO step (and ``eval/*`` dicts when it evaluates).
+one dict per GRPO step (and ``eval/*`` dicts when it evaluates, ``sft/*`` once per SFT epoch,
+with the epoch as step). JSONL and the console line are always written; ``report_to`` adds
+TensorBoard (``torch.utils.tensorboard``, package ``tensorboard``) or W&B (``wandb``). Those two
+receive TRL's name for every metric TRL also logs (:data:`TRL_NAMES`: ``reward``,
+``frac_reward_zero_std``, ``clip_ratio/low_mean``, ...), so dashboards made for TRL's GRPO
+read our runs; metrics TRL has no name for keep ours.
 
 Example:
     >>> import io
@@ -14,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import os
@@ -25,8 +31,9 @@ import numpy as np
 
 from .rollout import Trajectory
 
-__all__ = ["MetricsSink", "JSONLSink", "ConsoleSink", "MultiSink", "rollout_metrics",
-           "plot_metrics", "read_jsonl"]
+__all__ = ["MetricsSink", "JSONLSink", "ConsoleSink", "MultiSink", "TensorBoardSink",
+           "WandbSink", "ReportTo", "TRL_NAMES", "make_report_sink", "rollout_metrics",
+           "plot_metrics", "reward_figure", "read_jsonl"]
 
 REWARD_MEAN = "rollout/reward_mean"
 REWARD_STD = "rollout/reward_std"
@@ -40,7 +47,14 @@ PROMPT_TOKENS = "rollout/prompt_tokens_per_turn"
 TRUNC_LENGTH = "rollout/trunc_length_turns"
 TRUNC_MAX_TURNS = "rollout/trunc_max_turns_episodes"
 TRUNC_CONTEXT = "rollout/trunc_context_episodes"
-MASKED_TURNS = "rollout/masked_turns"
+MASKED_EPISODES = "rollout/masked_cut_episodes"
+LOGP_DIFF_MEAN = "sampling/sampling_logp_difference/mean"
+"""Mean |trainer - sampler| log-probability over sampled tokens, before the update (TRL's name)."""
+LOGP_DIFF_MAX = "sampling/sampling_logp_difference/max"
+IS_RATIO_MIN = "sampling/importance_sampling_ratio/min"
+"""exp(trainer - sampler) log-probability per sampled token, before truncation (TRL's names)."""
+IS_RATIO_MEAN = "sampling/importance_sampling_ratio/mean"
+IS_RATIO_MAX = "sampling/importance_sampling_ratio/max"
 ENV_STEPS_PER_S = "perf/env_steps_per_s"
 GEN_TOKENS_PER_S = "perf/gen_tokens_per_s"
 TRAIN_TOKENS_PER_S = "perf/train_tokens_per_s"
@@ -52,6 +66,38 @@ STEP_TIME_S = "time/step_s"
 LR = "optim/lr"
 EVAL_SUCCESS = "eval/success_rate"
 EVAL_REWARD = "eval/reward_mean"
+SFT_LOSS = "sft/loss"
+SFT_EPOCH = "sft/epoch"
+
+TRL_NAMES = {
+    REWARD_MEAN: "reward", REWARD_STD: "reward_std", FRAC_ZERO_STD: "frac_reward_zero_std",
+    TOKENS: "completions/mean_length", "loss/policy": "loss", "loss/entropy": "entropy",
+    "loss/grad_norm": "grad_norm", LR: "learning_rate", "loss/kl_ref": "kl",
+    "loss/clip_frac_low": "clip_ratio/low_mean", "loss/clip_frac_high": "clip_ratio/high_mean",
+    "loss/num_tokens": "num_tokens",
+}
+"""Our key -> TRL GRPOTrainer's name, for the TensorBoard and W&B sinks (``sampling/*`` keys
+already are TRL's)."""
+
+
+class ReportTo(str, enum.Enum):
+    """Where metrics go besides ``metrics.jsonl`` and the console line."""
+
+    NONE = "none"
+    TENSORBOARD = "tensorboard"
+    """Event files in ``<run>/tensorboard`` (needs the ``tensorboard`` package)."""
+    WANDB = "wandb"
+    """A W&B run (``WANDB_MODE=offline`` keeps it on disk; needs ``wandb``)."""
+
+    @classmethod
+    def coerce(cls, value: str | ReportTo) -> ReportTo:
+        try:
+            return cls(value)
+        except ValueError:
+            from ..errors import AgentConfigError
+
+            raise AgentConfigError(f"RunConfig.report_to={value!r}: choose one of "
+                                   f"{[m.value for m in cls]}.") from None
 
 
 class MetricsSink(Protocol):
@@ -91,9 +137,9 @@ class ConsoleSink:
         self.total_steps = total_steps
 
     def log(self, metrics: Mapping[str, float], step: int) -> None:
-        if "sft/loss" in metrics:
-            self.stream.write(f"sft epoch {int(metrics.get('sft/epoch', 0))} | loss "
-                              f"{metrics['sft/loss']:.4f} | "
+        if SFT_LOSS in metrics:
+            self.stream.write(f"sft epoch {int(metrics.get(SFT_EPOCH, 0))} | loss "
+                              f"{metrics[SFT_LOSS]:.4f} | "
                               f"{metrics.get('sft/epoch_s', 0):.1f} s\n")
             self.stream.flush()
             return
@@ -112,6 +158,86 @@ class ConsoleSink:
 
     def close(self) -> None:
         """Nothing to release (the stream belongs to the caller)."""
+
+
+def _trl_named(metrics: Mapping[str, float]) -> dict[str, float]:
+    return {TRL_NAMES.get(k, k): float(v) for k, v in metrics.items()
+            if isinstance(v, (int, float)) and math.isfinite(v)}
+
+
+class TensorBoardSink:
+    """Scalars to TensorBoard event files, under TRL's names (SFT epochs on their own axis)."""
+
+    def __init__(self, log_dir: str | os.PathLike[str]) -> None:
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError as e:
+            from ..errors import AgentConfigError
+
+            raise AgentConfigError("report_to=tensorboard needs the tensorboard package: pip "
+                                   "install 'awm-gym[tensorboard]'.") from e
+        self.writer = SummaryWriter(log_dir=str(log_dir))
+
+    def log(self, metrics: Mapping[str, float], step: int) -> None:
+        for key, value in _trl_named(metrics).items():
+            self.writer.add_scalar(key, value, step)
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class WandbSink:
+    """A W&B run; every metric is charted against ``train/global_step`` (W&B's own step must
+    only grow, and SFT epochs come before GRPO step 0), SFT metrics against ``sft/epoch``.
+
+    Args:
+        project: the W&B project.
+        run_dir: where the run's files go (``<run>/wandb``).
+        config: the resolved run config, saved with the run.
+        name: the run's name (None: W&B picks one).
+    """
+
+    def __init__(self, project: str, run_dir: str | os.PathLike[str],
+                 config: Mapping[str, Any] | None = None, name: str | None = None) -> None:
+        try:
+            import wandb
+        except ImportError as e:
+            from ..errors import AgentConfigError
+
+            raise AgentConfigError("report_to=wandb needs the wandb package: pip install "
+                                   "'awm-gym[wandb]' (WANDB_MODE=offline runs without an "
+                                   "account).") from e
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+        self.run = wandb.init(project=project, dir=str(run_dir), config=dict(config or {}),
+                              name=name, reinit="create_new")
+        self.run.define_metric("train/global_step")
+        self.run.define_metric(SFT_EPOCH)
+        self.run.define_metric("sft/*", step_metric=SFT_EPOCH)
+        self.run.define_metric("*", step_metric="train/global_step")
+
+    def log(self, metrics: Mapping[str, float], step: int) -> None:
+        row = _trl_named(metrics)
+        if SFT_LOSS not in metrics:
+            row["train/global_step"] = step
+        self.run.log(row)
+
+    def close(self) -> None:
+        if self.run is not None:
+            self.run.finish()
+            self.run = None
+
+
+def make_report_sink(report_to: ReportTo | str, run_dir: str | os.PathLike[str],
+                     config: Mapping[str, Any] | None = None, project: str = "awm-gym"
+                     ) -> MetricsSink | None:
+    """The sink ``report_to`` names (None for ``none``), writing under ``run_dir``."""
+    kind = ReportTo.coerce(report_to)
+    if kind is ReportTo.TENSORBOARD:
+        return TensorBoardSink(Path(run_dir) / "tensorboard")
+    if kind is ReportTo.WANDB:
+        return WandbSink(project, Path(run_dir), config, name=Path(run_dir).name)
+    return None
 
 
 class MultiSink:
@@ -156,15 +282,14 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def plot_metrics(jsonl_path: str | os.PathLike[str], out_png: str | os.PathLike[str],
-                 title: str = "GRPO") -> Path:
-    """Plot rollout reward and success (and eval success, if logged) over steps to a PNG."""
+def reward_figure(rows: Sequence[Mapping[str, Any]], title: str = "GRPO") -> Any:
+    """The reward plot of metrics rows (see :func:`plot_metrics`) as a matplotlib figure."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
-    rows = read_jsonl(jsonl_path)
     train = [r for r in rows if r.get(REWARD_MEAN) is not None]
     evals = [r for r in rows if r.get(EVAL_SUCCESS) is not None]
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -173,13 +298,26 @@ def plot_metrics(jsonl_path: str | os.PathLike[str], out_png: str | os.PathLike[
         ax.plot(steps, [r[REWARD_MEAN] for r in train], label="rollout reward (mean)")
         ax.plot(steps, [r[SUCCESS_RATE] for r in train], label="rollout success rate")
     if evals:
-        ax.plot([r["step"] for r in evals], [r[EVAL_SUCCESS] for r in evals], "o--",
-                label="eval success rate")
+        ax.plot([r["step"] for r in evals], [r[EVAL_SUCCESS] for r in evals], marker="D",
+                markersize=7, linestyle="none", label="evaluation success rate")
     ax.set_xlabel("GRPO step")
+    ax.set_ylabel("reward (-1 .. 1) / success rate (0 .. 1)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(-1.05, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     ax.set_title(title)
+    return fig
+
+
+def plot_metrics(jsonl_path: str | os.PathLike[str], out_png: str | os.PathLike[str],
+                 title: str = "GRPO") -> Path:
+    """Plot rollout reward and success over GRPO steps, and each evaluation as a marker at the
+    step it was measured (no line between evaluations: nothing was measured in between), to a
+    PNG; labelled axes, integer step ticks."""
+    import matplotlib.pyplot as plt
+
+    fig = reward_figure(read_jsonl(jsonl_path), title)
     out = Path(out_png)
     tmp = out.with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=100, bbox_inches="tight")

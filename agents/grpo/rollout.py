@@ -11,9 +11,12 @@ How an episode ends, recorded in :attr:`Trajectory.truncation`:
 * ``None``: a final answer (verified) or a malformed action (reward -1.0, format error);
 * ``"max_turns"``: the env's step limit (reward 0.0);
 * ``"context"``: the next prompt no longer fits the model's context; the instance is paused
-  (never stepped again) and the episode scores 0.0.
-
-A turn that hit ``max_new_tokens`` has finish reason ``length`` (its text is scored as sent).
+  (never stepped again) and the episode scores 0.0;
+* ``"length"``: the turn hit ``max_new_tokens`` (finish reason ``length``). The cut text is
+  **not** sent to the env, where it would parse as a malformed action and its -1.0 would be
+  copied to every earlier turn of the trajectory; the instance stops, the cut turn is kept
+  (observation ``""``, reward 0.0) and the episode scores 0.0. GRPO then masks the whole
+  trajectory or gives it a named penalty (:class:`~agents.grpo.config.CutTurnMode`).
 
 Example:
     >>> specs = [EpisodeSpec("spotify", 1, seed=0, group=0)] * 2       # doctest: +SKIP
@@ -77,7 +80,12 @@ class Trajectory:
     success: bool
     format_error: bool
     truncation: str | None
-    """None, ``max_turns`` or ``context`` (see the module docstring)."""
+    """None, ``length``, ``max_turns`` or ``context`` (see the module docstring)."""
+
+    @property
+    def is_cut(self) -> bool:
+        """True when a turn hit ``max_new_tokens`` and stopped the episode."""
+        return self.truncation == "length"
 
     @property
     def num_turns(self) -> int:
@@ -161,6 +169,11 @@ def collect_episodes(envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
                 ending[i] = {"truncation": "context"}
                 active[i] = False
                 continue
+            if gen.finish_reason == "length":  # never scored: see the module docstring
+                turns[i].append(TurnSample(gen, str(actions[i]), "", 0.0, {}))
+                ending[i] = {"truncation": "length"}
+                active[i] = False
+                continue
             send[i] = actions[i]
         if not any(a is not None for a in send):
             break
@@ -185,7 +198,8 @@ def collect_episodes(envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
 def _trajectory(spec: EpisodeSpec, task: str, turns: list[TurnSample],
                 truncation: str | None) -> Trajectory:
     last = turns[-1].info if turns else {}
-    valid = bool(last.get(K.REWARD_VALID, True)) if truncation != "context" else True
+    valid = bool(last.get(K.REWARD_VALID, True)) if truncation not in ("context", "length") \
+        else True
     return Trajectory(spec=spec, task=task, turns=tuple(turns),
                       reward=float(sum(t.reward for t in turns)), reward_valid=valid,
                       success=bool(last.get(K.SUCCESS, False)),

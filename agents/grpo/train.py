@@ -14,15 +14,21 @@ What one step does, exactly as implemented:
 3. **Advantages.** One per trajectory, normalized within its group over trajectories (``group``:
    ``(r - mean) / (std + 1e-4)``; ``mean`` and ``batch`` as options), copied to every turn of
    the trajectory. Zero-variance groups and unscored episodes are dropped and counted.
-4. **Samples.** One per turn: prompt ids + sampled ids, loss on the sampled ids only; turns cut
-   by ``max_new_tokens`` are masked (dropped) by default.
+4. **Samples.** One per turn: prompt ids + sampled ids, loss on the sampled ids only. A turn cut
+   by ``max_new_tokens`` is never sent to the env: it stops its episode, and the whole
+   trajectory is masked (left out of the loss and its group's statistics) by default, or scores
+   a named penalty (``cut_turn``), so no -1.0 from a cut reaches earlier turns.
 5. **Update.** ``optimizer_steps_per_step`` AdamW steps (1 by default) whatever the number of
    turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, token mean over the
    mini-batch, optional k3 KL to the frozen starting model (off by default); gradient
    accumulation over micro-batches by token budget; gradient norm clipped to 1.0. With one
    optimizer step the ratio is exactly 1, so the clip never binds (plain policy gradient); it
    matters with several.
-6. **Sync.** The vLLM engine (when it samples) reloads every tensor, ``lm_head`` included.
+6. **Sync.** The vLLM engine (when it samples) gets every tensor, ``lm_head`` included, in
+   memory (a LoRA adapter merged in).
+
+Data parallel (``torchrun``, :mod:`agents.grpo.distributed`): each rank runs whole groups of
+the step, and the summed gradient equals the one-process gradient of the whole batch.
 7. **Log and checkpoint.** Metrics go to the sinks; checkpoints every ``checkpoint_every``
    steps hold weights, optimizer and step; all randomness derives from ``(seed, step)``, so a
    resumed run repeats the next step exactly.
@@ -45,11 +51,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..precision import DType
 from . import metrics as M
 from .advantages import compute_advantages
-from .batching import build_samples
+from .batching import build_samples, trajectory_credit
 from .checkpoint import load_optimizer_state, save_checkpoint
 from .config import GRPOConfig, OptimConfig, RolloutConfig
+from .distributed import DistInfo, all_gather_objects, all_reduce, shard_groups
 from .rollout import EpisodeSpec, RolloutTimings, Trajectory, collect_episodes, list_tasks
 from .update import grpo_update
 
@@ -71,6 +79,8 @@ class GRPOSetup:
     """Run seed: tasks, episode seeds and sampling seeds of step s derive from (seed, s)."""
     checkpoint_every: int = 0
     """Save a checkpoint every this many steps (0: only when ``train`` ends)."""
+    dtype: DType = DType.FLOAT32
+    """The run's precision (bfloat16: the trainer's forward passes run under autocast)."""
 
 
 def step_specs(tasks: list[tuple[str, int]], rollout: RolloutConfig, seed: int, step: int
@@ -108,15 +118,20 @@ class GRPOTrainer:
         setup: configs and seeds.
         ref_model: frozen reference for the KL term (needed when ``kl_coef > 0``).
         config_record: the resolved run config, saved in checkpoints.
+        world: this process's rank and the number of processes (data parallel); ``envs`` then
+            has this rank's share of the instances.
     """
 
     def __init__(self, model: Any, tokenizer: Any, envs: Any, policy: Any, setup: GRPOSetup,
-                 ref_model: Any = None, config_record: dict[str, Any] | None = None) -> None:
+                 ref_model: Any = None, config_record: dict[str, Any] | None = None,
+                 world: DistInfo | None = None) -> None:
         import torch
 
-        if envs.num_envs != setup.rollout.episodes_per_step:
+        self.world = world or DistInfo()
+        local = setup.rollout.episodes_per_step // self.world.world_size
+        if envs.num_envs != local:
             raise ValueError(f"the vector env has {envs.num_envs} instances; GRPO needs "
-                             f"groups_per_step * group_size = {setup.rollout.episodes_per_step}.")
+                             f"groups_per_step * group_size / processes = {local}.")
         if setup.grpo.kl_coef > 0 and ref_model is None:
             raise ValueError("GRPOConfig.kl_coef > 0 needs a frozen ref_model.")
         self.model, self.tokenizer, self.envs, self.policy = model, tokenizer, envs, policy
@@ -142,29 +157,38 @@ class GRPOTrainer:
         """Run GRPO step ``self.step_idx``; returns its metrics."""
         s = self.setup
         t0 = time.perf_counter()
+        w = self.world
         specs = step_specs(self.tasks, s.rollout, s.seed, self.step_idx)
-        self.policy.set_seed(s.seed * 1_000_003 + self.step_idx)
+        if w.is_distributed:
+            specs = shard_groups(specs, w.rank, w.world_size)
+        self.policy.set_seed(s.seed * 1_000_003 + self.step_idx + 7919 * w.rank)
         timings = RolloutTimings()
         trajs = collect_episodes(self.envs, self.policy, specs, timings)
         self.last_trajectories = trajs
-        adv = compute_advantages([t.reward for t in trajs], [t.spec.group for t in trajs],
-                                 [t.reward_valid for t in trajs], s.grpo.advantage,
-                                 s.grpo.adv_eps)
-        samples, masked = build_samples(trajs, adv.values, adv.trainable,
-                                        s.grpo.mask_truncated_turns)
+        rewards, scored = trajectory_credit(trajs, s.grpo.cut_turn, s.grpo.cut_turn_reward)
+        adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored,
+                                 s.grpo.advantage, s.grpo.adv_eps)
+        samples = build_samples(trajs, adv.values, adv.trainable)
+        masked = sum(t.is_cut and not ok for t, ok in zip(trajs, scored, strict=True))
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
         stats = grpo_update(self.model, self.optimizer, samples, s.grpo, s.optim, s.temperature,
-                            self.pad_id, lr=lr, ref_model=self.ref_model)
+                            self.pad_id, lr=lr, ref_model=self.ref_model, dtype=s.dtype,
+                            is_distributed=w.is_distributed)
         t2 = time.perf_counter()
         sync_s = 0.0
         load_weights = getattr(self.policy.backend, "load_weights", None)
         if samples and callable(load_weights):
             sync_s = load_weights(self.model)
         self.step_idx += 1
+        zero_std, groups = float(adv.zero_std_groups), float(adv.groups)
+        if w.is_distributed:  # rollout statistics of the whole step, every rank's episodes
+            zero_std, groups, masked = all_reduce([zero_std, groups, masked])
+            trajs = all_gather_objects(trajs)
         out = M.rollout_metrics(trajs)
         out.update(stats)
-        out.update({M.FRAC_ZERO_STD: adv.frac_zero_std_groups, M.MASKED_TURNS: float(masked),
+        out.update({M.FRAC_ZERO_STD: zero_std / max(groups, 1.0),
+                    M.MASKED_EPISODES: float(masked),
                     M.LR: lr, M.ENV_TIME_S: timings.env_s, M.GENERATE_TIME_S: timings.generate_s,
                     M.TRAIN_TIME_S: t2 - t1, M.SYNC_TIME_S: sync_s,
                     M.ENV_STEPS_PER_S: timings.env_steps / max(timings.env_s, 1e-9),
@@ -188,12 +212,14 @@ class GRPOTrainer:
             on_step: called with ``(completed_steps, metrics)`` after each step.
         """
         every = self.setup.checkpoint_every
+        main = self.world.is_main  # one rank logs and writes checkpoints
         while self.step_idx < steps:
             metrics = self.step()
-            sink.log(metrics, self.step_idx)
+            if main:
+                sink.log(metrics, self.step_idx)
             if on_step is not None:
                 on_step(self.step_idx, metrics)
-            if run_dir is not None and every and self.step_idx % every == 0:
+            if main and run_dir is not None and every and self.step_idx % every == 0:
                 self.save(run_dir)
-        if run_dir is not None and steps > 0:
+        if main and run_dir is not None and steps > 0:
             self.save(run_dir)

@@ -7,6 +7,12 @@ gradient is the token mean over the mini-batch whatever the packing. The gradien
 clipped, then AdamW steps. With one mini-batch the "old" log-probabilities are the current ones
 detached (the ratio is exactly 1); with more, they are computed once before the first step.
 
+Forward passes run under the run's precision (:func:`agents.precision.autocast`). The "old"
+log-probabilities are the trainer's before the update, so comparing them with the sampler's
+gives the sampler-trainer gap logged every step (mean and max |diff| over sampled tokens, and
+the importance ratio's min/mean/max); with ``GRPOConfig.tis_cap`` the same ratio, truncated,
+weights each token's policy-gradient term.
+
 Example:
     >>> stats = grpo_update(model, opt, samples, grpo_cfg, optim_cfg, 1.0, 0)  # doctest: +SKIP
     >>> stats["loss/num_tokens"]   # doctest: +SKIP
@@ -18,38 +24,46 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..precision import DType, autocast
+from . import metrics as M
 from .batching import TrainSample, collate, pack_micro_batches
 from .config import GRPOConfig, OptimConfig
+from .distributed import all_reduce, all_reduce_grads
 from .loss import ppo_clip_loss, token_logprobs
 
 __all__ = ["grpo_update", "split_even"]
 
 
-def split_even(n: int, parts: int) -> list[range]:
-    """``parts`` consecutive ranges covering ``0..n-1`` as evenly as possible (empty ones dropped).
+def split_even(n: int, parts: int, keep_empty: bool = False) -> list[range]:
+    """``parts`` consecutive ranges covering ``0..n-1`` as evenly as possible (empty ones dropped
+    unless ``keep_empty``).
 
     Example:
         >>> split_even(5, 2)
         [range(0, 3), range(3, 5)]
+        >>> split_even(1, 2, keep_empty=True)
+        [range(0, 1), range(1, 1)]
     """
     out, start = [], 0
     for k in range(parts):
         size = n // parts + (1 if k < n % parts else 0)
-        if size:
+        if size or keep_empty:
             out.append(range(start, start + size))
         start += size
     return out
 
 
 def _old_logprobs(model: Any, samples: Sequence[TrainSample], budget: int, pad_id: int,
-                  temperature: float) -> list[Any]:
+                  temperature: float, dtype: DType) -> list[Any]:
     import torch
 
     olds: list[Any] = [None] * len(samples)
+    device = next(model.parameters()).device
     with torch.no_grad():
         for micro in pack_micro_batches(samples, budget, sort_by_length=True):
             batch = collate([samples[k] for k in micro], pad_id)
-            logp, _ = token_logprobs(model, batch, temperature)
+            with autocast(dtype, device):
+                logp, _ = token_logprobs(model, batch, temperature)
             for row, k in enumerate(micro):
                 olds[k] = logp[row, :samples[k].length - 1].detach()
     return olds
@@ -64,9 +78,57 @@ def _pad_rows(rows: Sequence[Any], width: int) -> Any:
     return out
 
 
+class _SamplerGap:
+    """Running statistics of the sampler-trainer log-probability gap over sampled tokens."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.abs_sum = 0.0
+        self.abs_max = 0.0
+        self.ratio_sum = 0.0
+        self.ratio_min = float("inf")
+        self.ratio_max = 0.0
+
+    def add(self, old: Any, batch: dict[str, Any], mask: Any, tis_cap: float | None) -> Any:
+        """Record one micro-batch; returns its TIS weights (None when off)."""
+        import torch
+
+        sampler = batch["sampler_logprobs"].to(old.device)
+        has = mask & batch["has_sampler_logprobs"].to(old.device).unsqueeze(-1)  # (B, T-1)
+        log_ratio = (old - sampler).masked_fill(~has, 0.0)
+        ratio = torch.exp(log_ratio)
+        if has.any():
+            self.n += int(has.sum())
+            self.abs_sum += float(log_ratio.abs()[has].sum())
+            self.abs_max = max(self.abs_max, float(log_ratio.abs()[has].max()))
+            self.ratio_sum += float(ratio[has].sum())
+            self.ratio_min = min(self.ratio_min, float(ratio[has].min()))
+            self.ratio_max = max(self.ratio_max, float(ratio[has].max()))
+        if tis_cap is None:
+            return None
+        return torch.clamp(ratio, max=tis_cap).detach()
+
+    def reduce(self, is_distributed: bool) -> None:
+        """Combine the statistics of every rank (in place)."""
+        if not is_distributed:
+            return
+        self.n, self.abs_sum, self.ratio_sum = all_reduce([self.n, self.abs_sum, self.ratio_sum])
+        self.n = int(self.n)
+        self.abs_max, self.ratio_max = all_reduce([self.abs_max, self.ratio_max], "max")
+        (self.ratio_min,) = all_reduce([self.ratio_min], "min")
+
+    def metrics(self) -> dict[str, float]:
+        if not self.n:
+            return {}
+        return {M.LOGP_DIFF_MEAN: self.abs_sum / self.n, M.LOGP_DIFF_MAX: self.abs_max,
+                M.IS_RATIO_MIN: self.ratio_min, M.IS_RATIO_MEAN: self.ratio_sum / self.n,
+                M.IS_RATIO_MAX: self.ratio_max}
+
+
 def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo: GRPOConfig,
                 optim: OptimConfig, temperature: float, pad_id: int, lr: float | None = None,
-                ref_model: Any = None) -> dict[str, float]:
+                ref_model: Any = None, dtype: DType | str = DType.FLOAT32,
+                is_distributed: bool = False) -> dict[str, float]:
     """Apply the step's optimizer steps to ``model``; returns summed/averaged diagnostics.
 
     Args:
@@ -79,35 +141,50 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
         pad_id: padding id of the tokenizer.
         lr: learning rate for these steps (None: leave the optimizer's).
         ref_model: frozen reference, needed when ``grpo.kl_coef > 0``.
+        dtype: the run's precision (bfloat16: forward passes under autocast).
+        is_distributed: ``samples`` are this rank's share of the step's batch; token counts,
+            gradients and diagnostics are combined over the process group
+            (:mod:`agents.grpo.distributed`), so every rank takes the same optimizer steps.
     """
     import torch
+
+    dtype = DType.coerce(dtype)
 
     start = time.perf_counter()
     stats = {"loss/policy": 0.0, "loss/clip_frac_low": 0.0, "loss/clip_frac_high": 0.0,
              "loss/approx_kl": 0.0, "loss/kl_ref": 0.0, "loss/entropy": 0.0,
-             "loss/grad_norm": 0.0, "loss/sampler_logprob_diff": 0.0,
+             "loss/grad_norm": 0.0,
              "loss/num_samples": float(len(samples)), "loss/num_tokens": 0.0,
              "loss/optimizer_steps": 0.0}
-    if not samples:
+    steps = optim.optimizer_steps_per_step
+    if is_distributed:  # every rank must take part in every collective: same step count
+        (most,) = all_reduce([len(samples)], "max")
+        steps = min(steps, int(most))
+    if not samples and not (is_distributed and steps > 0):
         return stats
     if lr is not None:
         for group in optimizer.param_groups:
             group["lr"] = lr
     model.train()
     budget = optim.micro_batch_tokens
-    minibatches = split_even(len(samples), optim.optimizer_steps_per_step)
-    olds = (_old_logprobs(model, samples, budget, pad_id, temperature)
-            if len(minibatches) > 1 else None)
+    minibatches = split_even(len(samples), steps, keep_empty=is_distributed)
+    olds = (_old_logprobs(model, samples, budget, pad_id, temperature, dtype)
+            if len(minibatches) > 1 and samples else None)
+    device = next(model.parameters()).device
+    gap = _SamplerGap()
     params = [p for p in model.parameters() if p.requires_grad]
     total_tokens = 0
     trained_tokens = 0
     for mb in minibatches:
         mb_samples = [samples[k] for k in mb]
         n_tokens = sum(len(s.completion_ids) for s in mb_samples)
+        if is_distributed:  # the token mean is over the whole step's mini-batch, all ranks
+            n_tokens = int(all_reduce([n_tokens])[0])
         optimizer.zero_grad(set_to_none=True)
         for micro in pack_micro_batches(mb_samples, budget, sort_by_length=True):
             batch = collate([mb_samples[k] for k in micro], pad_id)
-            logp, entropy = token_logprobs(model, batch, temperature, with_entropy=True)
+            with autocast(dtype, device):
+                logp, entropy = token_logprobs(model, batch, temperature, with_entropy=True)
             mask = batch["loss_mask"].to(logp.device)
             if olds is None:
                 old = logp.detach()
@@ -115,10 +192,11 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
                 old = _pad_rows([olds[mb[k]] for k in micro], logp.shape[1])
             ref = None
             if grpo.kl_coef > 0:
-                with torch.no_grad():
+                with torch.no_grad(), autocast(dtype, device):
                     ref, _ = token_logprobs(ref_model, batch, temperature)
+            weight = gap.add(old, batch, mask, grpo.tis_cap)
             terms = ppo_clip_loss(logp, old, batch["advantages"], mask, grpo.clip_low,
-                                  grpo.clip_high, ref, grpo.kl_coef)
+                                  grpo.clip_high, ref, grpo.kl_coef, weight)
             (terms.token_loss.sum() / n_tokens).backward()
             stats["loss/policy"] += terms.policy_loss
             stats["loss/clip_frac_low"] += terms.clip_low
@@ -126,17 +204,25 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
             stats["loss/approx_kl"] += terms.approx_kl
             stats["loss/kl_ref"] += terms.kl_ref
             stats["loss/entropy"] += float((entropy * mask).sum())
-            diff = (old - batch["sampler_logprobs"].to(old.device)).abs()
-            stats["loss/sampler_logprob_diff"] += float((diff * mask).sum())
             trained_tokens += int(batch["attention_mask"].sum())
+        if is_distributed:
+            all_reduce_grads(params)
         norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
         stats["loss/grad_norm"] += float(norm) / len(minibatches)
         optimizer.step()
         stats["loss/optimizer_steps"] += 1
         total_tokens += n_tokens
-    for key in ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
-                "loss/kl_ref", "loss/entropy", "loss/sampler_logprob_diff"):
+    summed = ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
+              "loss/kl_ref", "loss/entropy")
+    if is_distributed:
+        values = all_reduce([stats[k] for k in summed] + [stats["loss/num_samples"],
+                                                          trained_tokens])
+        stats.update(zip(summed, values, strict=False))
+        stats["loss/num_samples"], trained_tokens = values[-2], int(values[-1])
+    for key in summed:
         stats[key] /= max(total_tokens, 1)
+    gap.reduce(is_distributed)
+    stats.update(gap.metrics())
     stats["loss/num_tokens"] = float(total_tokens)
     stats["perf/train_tokens_per_s"] = trained_tokens / max(time.perf_counter() - start, 1e-9)
     return stats

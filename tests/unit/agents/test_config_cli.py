@@ -25,13 +25,13 @@ def test_options_override_only_what_is_given():
     cfg = train_config_from_args(_train_args(
         "--grpo.clip-high", "0.3", "--rollout.worlds", "spotify", "gmail",
         "--chat.history-turns", "none", "--grpo.advantage", "mean",
-        "--no-grpo.mask-truncated-turns",
+        "--grpo.cut-turn", "penalty",
         "--model.tiny.hidden-size", "64"))
     default = TrainConfig()
     assert cfg.grpo.clip_high == 0.3 and cfg.grpo.clip_low == default.grpo.clip_low
     assert cfg.rollout.worlds == ("spotify", "gmail")
     assert cfg.chat.history_turns is None and cfg.chat.catalogue == default.chat.catalogue
-    assert cfg.grpo.advantage.value == "mean" and cfg.grpo.mask_truncated_turns is False
+    assert cfg.grpo.advantage.value == "mean" and cfg.grpo.cut_turn.value == "penalty"
     assert cfg.model.tiny.hidden_size == 64
     assert train_config_from_args(_train_args()) == default
 
@@ -58,6 +58,8 @@ def test_generated_options_still_validate():
     (lambda: RolloutConfig(backend="tpu"), "backend='tpu'"),
     (lambda: GRPOConfig(clip_low=1.5), "clip_low=1.5"),
     (lambda: GRPOConfig(kl_coef=-1), "kl_coef=-1"),
+    (lambda: GRPOConfig(cut_turn="drop"), "cut_turn='drop'"),
+    (lambda: GRPOConfig(tis_cap=0.0), "tis_cap=0.0"),
     (lambda: OptimConfig(optimizer_steps_per_step=0), "optimizer_steps_per_step=0"),
 ])
 def test_bad_values_name_the_field(factory, text):
@@ -75,3 +77,17 @@ def test_config_round_trips_through_json_values():
 def test_warmup_schedule():
     optim = OptimConfig(lr=1.0, warmup_steps=4)
     assert [optim.lr_at(s) for s in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
+
+
+def test_a_sampler_precision_other_than_the_trainers_is_an_error_unless_allowed():
+    from agents.config import ModelConfig
+    from agents.policies.vllm_policy import VLLMEngineConfig
+    from agents.precision import DTypeMismatchError
+
+    with pytest.raises(DTypeMismatchError, match=re.escape("--model.allow-dtype-mismatch")):
+        TrainConfig(vllm=VLLMEngineConfig(dtype="bfloat16"))
+    allowed = TrainConfig(model=ModelConfig(allow_dtype_mismatch=True),
+                          vllm=VLLMEngineConfig(dtype="bfloat16"))
+    assert allowed.model.dtype.value == "float32"
+    both = train_config_from_args(_train_args("--model.dtype", "bfloat16", "--vllm.dtype", "bf16"))
+    assert both.model.dtype.value == "bfloat16"

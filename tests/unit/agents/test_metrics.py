@@ -51,3 +51,55 @@ def test_console_line_for_sft_and_grpo():
     sink.log({M.REWARD_MEAN: 0.5, M.SUCCESS_RATE: 0.5, M.FRAC_ZERO_STD: 0.25}, 2)
     assert out.getvalue().splitlines() == ["sft epoch 2 | loss 1.2500 | 0.5 s",
                                            "step 2/5 | reward 0.500 | success 0.50 | zero-std 0.25"]
+
+
+def test_the_plot_marks_evaluations_where_they_were_measured():
+    rows = [{"step": s, M.REWARD_MEAN: s / 10, M.SUCCESS_RATE: s / 20} for s in range(1, 6)]
+    rows += [{"step": 0, M.EVAL_SUCCESS: 0.25}, {"step": 5, M.EVAL_SUCCESS: 0.75}]
+    fig = M.reward_figure(rows)
+    ax = fig.axes[0]
+    (evals,) = [line for line in ax.get_lines() if line.get_label().startswith("evaluation")]
+    assert evals.get_linestyle() == "None" and evals.get_marker() == "D"  # points, no line
+    assert list(evals.get_xdata()) == [0, 5] and list(evals.get_ydata()) == [0.25, 0.75]
+    assert ax.get_xlabel() == "GRPO step" and ax.get_ylabel()
+    fig.canvas.draw()
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_tensorboard_sink_writes_trl_names(tmp_path):
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    sink = M.make_report_sink("tensorboard", tmp_path)
+    sink.log({M.REWARD_MEAN: 0.5, M.FRAC_ZERO_STD: 0.25, M.LOGP_DIFF_MAX: 1e-3,
+              M.TURNS: 2.0}, 3)
+    sink.close()
+    events = EventAccumulator(str(tmp_path / "tensorboard")).Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"reward", "frac_reward_zero_std", "sampling/sampling_logp_difference/max",
+            M.TURNS} <= tags
+    (point,) = events.Scalars("reward")
+    assert point.step == 3 and point.value == pytest.approx(0.5)
+
+
+def test_wandb_sink_offline(tmp_path, monkeypatch):
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    sink = M.make_report_sink("wandb", tmp_path / "run", {"seed": 0})
+    sink.log({M.SFT_LOSS: 2.0, M.SFT_EPOCH: 1.0}, 1)
+    sink.log({M.REWARD_MEAN: 0.5, M.LR: 1e-3}, 0)  # GRPO step 0 after SFT epoch 1
+    sink.log({M.REWARD_MEAN: 0.75, M.LR: 1e-3}, 1)
+    run = sink.run
+    assert run.summary["reward"] == 0.75 and run.summary["train/global_step"] == 1
+    assert run.summary["learning_rate"] == 1e-3 and run.summary["sft/loss"] == 2.0
+    sink.close()
+    assert list((tmp_path / "run" / "wandb").glob("offline-run-*/run-*.wandb"))
+
+
+def test_report_to_lists_the_choices():
+    from agents.errors import AgentConfigError
+
+    with pytest.raises(AgentConfigError, match="choose one of"):
+        M.ReportTo.coerce("mlflow")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TINY = REPO / "tests" / "fixtures" / "worlds" / "tiny"
 
 _WRITE_OUTPUTS = textwrap.dedent("""
