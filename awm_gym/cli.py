@@ -250,9 +250,10 @@ def build_parser() -> CommandParser:
     for name, options, func, help_text, extra in (
             ("list", ListOptions, _cmd_list, "list the worlds of a world set and their "
              "Gymnasium ids", {"positional": {"path"}}),
-            ("check", CheckOptions, _cmd_check, "check worlds: template, defects, tasks proved",
+            ("check", CheckOptions, _cmd_check, "triage worlds: errors, defects, info (exit 0/1/2)",
              {"positional": {"path"}, "names": {"verifier_timeout_s": "verifier-timeout",
-                                                "tool_timeout_s": "tool-timeout"}}),
+                                                "tool_timeout_s": "tool-timeout",
+                                                "details": "verbose"}}),
             ("demo", DemoOptions, _cmd_demo, "replay reference solutions through a vector env",
              {"positional": {"path"}}),
             ("eval", EvalOptions, _cmd_eval, "evaluate a policy on exactly N episodes "

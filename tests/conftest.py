@@ -50,7 +50,7 @@ def tiny_path() -> str:
 @pytest.fixture(scope="session")
 def tiny_ids(tiny_path: str) -> list[str]:
     """Register the tiny worlds once per session; returns their Gymnasium ids."""
-    return awm_gym.register_worlds(tiny_path)
+    return awm_gym.register_worlds(tiny_path, isolation="none")  # ours: the in-process path
 
 
 @pytest.fixture(scope="session")

@@ -52,8 +52,13 @@ def env_id(world: str, namespace: str = NAMESPACE) -> str:
     return f"{namespace}/{world}-v0"
 
 
-def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE) -> list[str]:
+def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE,
+                    **env_defaults: Any) -> list[str]:
     """Register every world of the world set at ``path``; returns the ids registered.
+
+    ``env_defaults`` become the ids' default ``gym.make`` keyword arguments (fields of
+    :class:`~awm_gym.envs.config.EnvConfig`), e.g. ``isolation="none"`` for a world set whose
+    code you trust (it then runs in-process, uncontained; see docs/runtime.md).
 
     Each world becomes ``<namespace>/<world>-v0`` with a single-env entry point
     (:class:`~awm_gym.envs.env.AWMEnv`) and a batched vector entry point
@@ -79,7 +84,8 @@ def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE) -> l
             del gym.registry[gid]
         gym.register(id=gid, entry_point="awm_gym.envs.env:AWMEnv",
                      vector_entry_point="awm_gym.envs.vector_env:AWMVectorEnv",
-                     kwargs={"world_set": root, "worlds": [name]}, disable_env_checker=True)
+                     kwargs={**env_defaults, "world_set": root, "worlds": [name]},
+                     disable_env_checker=True)
         ids.append(gid)
     return ids
 

@@ -107,9 +107,11 @@ class UnknownTool:
     @property
     def awm_text(self) -> str:
         """The text AWM's agent returns for this call (``mcp-agent``'s words for ``call_tool``)."""
+        name = self.name if len(self.name) <= 200 else (  # AWM echoes it whole; a model that
+            f"{self.name[:80]}... ({len(self.name)} characters)")  # degenerates gets it cut
         if self.via_call_tool:
-            return f"Tool '{self.name}' not found"
-        return f"Unknown tool '{self.name}'. Only 'list_tools' and 'call_tool' are available."
+            return f"Tool '{name}' not found"
+        return f"Unknown tool '{name}'. Only 'list_tools' and 'call_tool' are available."
 
 
 Action = ToolCall | ListTools | FinalAnswer | Malformed | UnknownTool

@@ -79,7 +79,8 @@ def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_
     if marker is not None and marker.exists():
         return
     nonce = uuid.uuid4().hex  # the child's verdict line; the world's code cannot forge it
-    payload = json.dumps({"name": name, "code": full_code, "nonce": nonce}).encode()
+    payload = json.dumps({"name": name, "code": full_code, "nonce": nonce,
+                          "cpu_s": max(1, int(timeout_s) + 1)}).encode()
     env = dict(os.environ)  # the child imports this very awm_gym tree, whatever sys.path says
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
     process = subprocess.Popen(
@@ -148,8 +149,9 @@ def _probe_main() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the caller reports missing layers
-        contain_this_process(ContainmentPolicy(scratch_dir=tempfile.mkdtemp(prefix="awm-probe-"),
-                                               memory_mb=4096))
+        contain_this_process(ContainmentPolicy(  # a CPU limit too: an orphaned loop dies
+            scratch_dir=tempfile.mkdtemp(prefix="awm-probe-"), memory_mb=4096,
+            cpu_s=int(request.get("cpu_s", 120))))
     try:
         load_world_module(request["name"], request["code"], slot, FrozenClock(DEFAULT_FROZEN_NOW))
         verdict = "ok"

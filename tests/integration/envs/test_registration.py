@@ -27,7 +27,7 @@ def test_register_worlds_returns_the_ids(tiny_ids: list[str], tiny_path: str) ->
         assert spec.kwargs["world_set"] == os.path.realpath(tiny_path)
         assert spec.kwargs["worlds"] == [gid.split("/")[1][:-3]]
     # registering again replaces the ids without complaint
-    assert awm_gym.register_worlds(tiny_path) == tiny_ids
+    assert awm_gym.register_worlds(tiny_path, isolation="none") == tiny_ids
 
 
 def test_register_under_another_namespace(tiny_path: str) -> None:

@@ -19,20 +19,22 @@ REPO = Path(__file__).resolve().parents[3]
 SCRIPT = textwrap.dedent('''
     import sqlite3, sys
     from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
-    code = sys.argv[1]
+    code, contained = sys.argv[1], sys.argv[2] == "contained"
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE t (x)")
     db = conn.serialize()
-    pool = VerifierPool(num_workers=1, timeout_s=20)
+    pool = VerifierPool(num_workers=1, timeout_s=20, contained=contained)
     [result] = pool.run([VerifyJob(code, "verify_task_completion", "code", db, db, "done")])
     pool.close()
     print("caller alive:", result.label, result.error_kind)
 ''')
 
 
-def run_hostile(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
+def run_hostile(code: str, tmp_path: Path, contained: bool = True
+                ) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-c", SCRIPT, code], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", SCRIPT, code,
+                           "contained" if contained else "bare"], capture_output=True, text=True,
                           timeout=120, env=env, cwd=tmp_path, start_new_session=True)
 
 
@@ -62,7 +64,11 @@ def test_a_child_a_verifier_forked_is_gone_after_close(tmp_path) -> None:
                 f.write(str(pid))
             return {{"result": "complete"}}
     ''')
-    done = run_hostile(code, tmp_path)
+    refused = run_hostile(code, tmp_path)  # contained (the default): fork is refused
+    assert refused.returncode == 0, refused.stderr[-2000:]
+    assert "caller alive: verifier_error exception" in refused.stdout
+    assert not pid_file.exists()
+    done = run_hostile(code, tmp_path, contained=False)  # without it, the process group holds
     assert done.returncode == 0, done.stderr[-2000:]
     assert "caller alive: complete" in done.stdout
     child = int(pid_file.read_text())

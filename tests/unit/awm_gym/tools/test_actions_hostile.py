@@ -11,6 +11,7 @@ from awm_gym.tools.actions import (
     FinalAnswer,
     Malformed,
     ToolCall,
+    UnknownTool,
     parse_action,
     strip_thinking,
 )
@@ -77,9 +78,9 @@ def test_the_action_cap_is_decided_before_parsing() -> None:
 def test_a_huge_tool_name_is_cut_in_the_reason() -> None:
     name = "a" * 1_000_000
     action = parse_action('<tool_call>{"name": "' + name + '"}</tool_call>', TOOLS)
-    assert isinstance(action, Malformed)
-    assert len(action.reason) < 300
-    assert "(1000000 characters)" in action.reason
+    assert isinstance(action, UnknownTool)  # answered as AWM does, the name cut in the hint
+    assert len(action.hint) < 300 and len(action.awm_text) < 300
+    assert "(1000000 characters)" in action.hint
 
 
 @pytest.mark.parametrize("text, expected", [
