@@ -121,10 +121,10 @@ def test_cli_list_and_check_carry_on() -> None:
                             timeout=120)
     assert listed.returncode == 0, listed.stderr
     assert [line.split("\t")[0] for line in listed.stdout.splitlines()] == [
-        "AWM/broken_shop-v0", "AWM/clock_lab-v0", "AWM/dead_code-v0"]
+        "AWM/broken_shop-v0", "AWM/clock_lab-v0", "AWM/dead_code-v0", "AWM/mix-v0"]
     checked = subprocess.run([*cmd, "check", WILD, "--world", "dead_code", "--world",
                               "broken_shop"], capture_output=True, text=True, env=env, timeout=300)
-    assert checked.returncode == 1, checked.stderr
-    assert "dead_code: ISSUES" in checked.stdout and "broken_shop: ISSUES | tasks proved 2/2" in (
+    assert checked.returncode == 2, checked.stderr  # dead_code cannot load: an error
+    assert "dead_code: ERROR" in checked.stdout and "broken_shop: DEFECT | tasks proved 2/2" in (
         checked.stdout)
-    assert "0/2 worlds OK" in checked.stdout
+    assert "2 worlds: 0 ok, 1 with defects, 1 with errors" in checked.stdout
