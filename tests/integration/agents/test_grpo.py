@@ -314,8 +314,8 @@ def test_truncated_importance_sampling_weights_each_token_by_the_capped_ratio(wa
         assert stats[M.IS_RATIO_MEAN] == pytest.approx(2.0, rel=1e-3)
         deltas[cap] = {n: before[n] - p.detach() for n, p in model.named_parameters()}
     for name, plain in deltas[None].items():
-        torch.testing.assert_close(deltas[3.0][name], 2.0 * plain, rtol=1e-3, atol=1e-7)
-        torch.testing.assert_close(deltas[1.5][name], 1.5 * plain, rtol=1e-3, atol=1e-7)
+        torch.testing.assert_close(deltas[3.0][name], 2.0 * plain, rtol=1e-3, atol=1e-6)
+        torch.testing.assert_close(deltas[1.5][name], 1.5 * plain, rtol=1e-3, atol=1e-6)
 
 
 def test_a_lora_grpo_step_changes_only_adapter_weights(warm_model, envs8):
