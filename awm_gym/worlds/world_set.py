@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from awm_gym.errors import UnknownWorldError, WorldSetFormatError
+from awm_gym.worlds import records
 from awm_gym.worlds.records import (
     CODE_VERIFIER_FILE,
     DB_FILE,
@@ -74,26 +75,7 @@ from awm_gym.worlds.rows import (
     verifier_parser,
 )
 
-__all__ = ["WorldSet", "load_world_set"] + [
-    "SCENARIO_FILE",
-    "TASKS_FILE",
-    "DB_FILE",
-    "SAMPLE_FILE",
-    "SPEC_FILE",
-    "ENVS_FILE",
-    "SQL_VERIFIER_FILE",
-    "CODE_VERIFIER_FILE",
-    "SOLUTIONS_FILE",
-    "REQUIRED_FILES",
-    "normalize_scenario_name",
-    "TableDef",
-    "SampleTable",
-    "VerifierDef",
-    "SolutionCall",
-    "Solution",
-    "WorldDef",
-    "WorldProblem",
-]
+__all__ = ["WorldSet", "load_world_set", *records.__all__]  # the records are re-exported
 
 logger = logging.getLogger(__name__)
 
