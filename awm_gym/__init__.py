@@ -20,6 +20,8 @@ from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, get_world_set, registe
 from awm_gym.errors import (
     AWMGymError,
     EnvUsageError,
+    SplitError,
+    SplitMismatchWarning,
     ToolHostError,
     UnknownWorldError,
     VerifierError,
@@ -28,6 +30,7 @@ from awm_gym.errors import (
     WorldSkippedWarning,
 )
 from awm_gym.scoring.rewards import RewardConfig
+from awm_gym.worlds.splits import Split, Subset, load_split, split_worlds, world_set_hash
 from awm_gym.worlds.world_set import WorldSet, load_world_set, normalize_scenario_name
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
@@ -36,7 +39,8 @@ __all__ = [
     "AWMGymError", "BUILTIN_WORLDS_DIR", "EnvConfig", "EnvUsageError", "RewardConfig",
     "ToolHostError", "UnknownWorldError", "VerifierError", "WorldLoadError", "WorldSet",
     "WorldSetFormatError", "WorldSkippedWarning", "get_world_set", "load_world_set", "normalize_scenario_name",
-    "register_worlds", "check_world", "World",
+    "register_worlds", "check_world", "World", "Split", "SplitError", "SplitMismatchWarning",
+    "Subset", "load_split", "split_worlds", "world_set_hash",
 ]
 
 __version__ = "0.1.0"

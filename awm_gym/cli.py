@@ -1,13 +1,16 @@
 """The ``awm`` command line: thin wrappers that parse arguments and call one library function.
 
-Subcommands: ``awm list [PATH]`` (worlds and their ids, ``AWM/mix-v0`` included), ``awm check
+Subcommands: ``awm list [PATH]`` (worlds and their ids, ``AWM/mix-v0`` included), ``awm split
+[PATH] --val-worlds F --val-tasks F --seed S [--out FILE]`` (:func:`awm_gym.split_worlds`, written
+as JSON), ``awm check
 [PATH] [--world W] [--verbose | --json]`` (:func:`awm_gym.manager.check.iter_check`; one block
 per world as it is checked; exit status 0 when nothing worse than info was found, 1 for a defect,
 2 for an error), ``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
 vector env and print the verifier results), and the :class:`~awm_gym.manager.world.World` verbs:
 ``awm eval ENV --policy P`` (:meth:`World.evaluate`), ``awm record ENV NAME --policy P``
 (:meth:`World.record_dataset`) and ``awm render OUT (--dataset NAME | --env ENV --policy P)``
-(:meth:`World.render_transcripts`). ``--policy`` takes ``oracle``, ``random`` or
+(:meth:`World.render_transcripts`); ``--split FILE [--subset S]`` runs them on a split's
+subset. ``--policy`` takes ``oracle``, ``random`` or
 ``module:Class``, with ``--policy-arg key=value`` for its constructor. Each command's options are
 the fields of its dataclass in :mod:`awm_gym.cli_options` (help = the field docstrings).
 Results go to stdout, logs to stderr.
@@ -42,6 +45,7 @@ from awm_gym.cli_options import (
     RecordOptions,
     RenderOptions,
     RunOptions,
+    SplitOptions,
 )
 from awm_gym.errors import AWMGymError, CommandLineError, UnknownWorldError
 
@@ -111,6 +115,27 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0 if result.success_rate == 1.0 else 1
 
 
+def _cmd_split(args: argparse.Namespace) -> int:
+    import os
+
+    from awm_gym.envs.registration import get_world_set
+    from awm_gym.worlds.splits import split_worlds
+
+    options = config_from_args(SplitOptions, args)
+    world_set = get_world_set(options.path)
+    split = split_worlds(world_set, val_worlds=options.val_worlds, val_tasks=options.val_tasks,
+                         seed=options.seed)
+    out = options.out or (os.path.join(options.path, "split.json") if options.path
+                          else "split.json")
+    split.save(out)
+    z = split.sizes
+    print(f"{out}: train {z['train_worlds']} worlds / {z['train_tasks']} tasks | val_tasks "
+          f"{z['val_tasks']} tasks | val_worlds {z['val_worlds']} worlds / "
+          f"{z['val_world_tasks']} tasks ({', '.join(split.val_worlds) or 'none'}) | seed "
+          f"{split.seed} | {split.world_set_hash}")
+    return 0
+
+
 def load_policy(spec: str, args: Sequence[str] = ()) -> object:
     """Build a policy from ``oracle`` / ``random`` / ``module:Class`` and ``key=value`` args
     (values are read as JSON when they parse, else kept as strings).
@@ -162,6 +187,10 @@ def _make_world(run: RunOptions, env: str) -> object:
         kwargs["worlds"] = list(run.world_names)
     if run.num_workers:
         kwargs["num_workers"] = run.num_workers
+    if run.split:
+        kwargs["split"] = run.split
+    if run.subset:
+        kwargs["subset"] = run.subset
     policy = load_policy(run.policy, run.policy_arg)
     world = World(env, num_envs=run.num_envs, seed=run.seed, max_episode_steps=run.max_steps,
                   verbose=0 if run.quiet else 1, **kwargs)
@@ -196,6 +225,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         for name, stats in result["per_world"].items():
             print(f"  {name}: {stats['episodes']} episodes | success {stats['success_rate']:.3f}"
                   f" | mean reward {stats['mean_reward']:+.3f}")
+    for name, stats in result.get("per_subset", {}).items():
+        print(f"  subset {name}: {stats['episodes']} episodes | success "
+              f"{stats['success_rate']:.3f} | mean reward {stats['mean_reward']:+.3f}")
     if options.json:
         from awm_gym.atomic_io import write_text_atomic
 
@@ -256,6 +288,8 @@ def build_parser() -> CommandParser:
                                                 "details": "verbose"}}),
             ("demo", DemoOptions, _cmd_demo, "replay reference solutions through a vector env",
              {"positional": {"path"}}),
+            ("split", SplitOptions, _cmd_split, "write a train / val_tasks / val_worlds split "
+             "of a world set (JSON)", {"positional": {"path"}}),
             ("eval", EvalOptions, _cmd_eval, "evaluate a policy on exactly N episodes "
              "(World.evaluate)", {**_RUN, "positional": {"env"}}),
             ("record", RecordOptions, _cmd_record, "record rollouts as a Hugging Face dataset",

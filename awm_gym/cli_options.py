@@ -16,8 +16,8 @@ from typing import Literal
 
 from awm_gym.errors import CommandLineError
 
-__all__ = ["ListOptions", "CheckOptions", "DemoOptions", "RunOptions", "EvalOptions",
-           "RecordOptions", "RenderOptions"]
+__all__ = ["ListOptions", "CheckOptions", "DemoOptions", "SplitOptions", "RunOptions",
+           "EvalOptions", "RecordOptions", "RenderOptions"]
 
 
 def _at_least(owner: object, name: str, low: int) -> None:
@@ -69,6 +69,31 @@ class DemoOptions:
 
 
 @dataclass(frozen=True)
+class SplitOptions:
+    """``awm split``: write a train / val_tasks / val_worlds split of a world set as JSON
+    (awm_gym.split_worlds; the format is in docs/world.md)."""
+
+    path: str | None = None
+    """World set directory (default: the built-in worlds)."""
+    val_worlds: float = 0.2
+    """Fraction of worlds held out whole (at least one when > 0 and there are >= 2 worlds)."""
+    val_tasks: float = 0.2
+    """Fraction of each training world's tasks held out."""
+    seed: int = 0
+    """Ranks worlds and tasks; the same seed and set give the same split on any machine."""
+    out: str | None = None
+    """Where to write the split (default: PATH/split.json beside the world set; split.json in
+    the current directory for the built-in worlds)."""
+
+    def __post_init__(self) -> None:
+        for name in ("val_worlds", "val_tasks"):
+            value = getattr(self, name)
+            if not 0 <= value < 1:
+                raise CommandLineError(f"--{name.replace('_', '-')} {value}: use a fraction in "
+                                       "[0, 1) (0.2 holds out a fifth).")
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """Which policy acts, on which instances (shared by ``awm eval``, ``record`` and ``render``)."""
 
@@ -92,6 +117,11 @@ class RunOptions:
     """Run only this task index."""
     world: str | None = None
     """Run only this world (of a mix)."""
+    split: str | None = None
+    """A split file (`awm split`): episodes draw only tasks of --subset, and results are
+    reported per subset."""
+    subset: Literal["train", "val_tasks", "val_worlds"] | None = None
+    """The split's subset to run (default with --split: all three)."""
     quiet: bool = False
     """No progress bar."""
 
@@ -100,6 +130,9 @@ class RunOptions:
             _at_least(self, name, 1)
         for name in ("num_workers", "task_idx"):
             _at_least(self, name, 0)
+        if self.subset is not None and self.split is None:
+            raise CommandLineError(f"--subset {self.subset} needs --split FILE (write one with "
+                                   "`awm split PATH`).")
 
     @property
     def world_names(self) -> tuple[str, ...]:

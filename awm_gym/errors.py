@@ -11,9 +11,12 @@
      +-- EnvUsageError         a programmer mistake at the env API edge (wrong action count, mask...)
      +-- ProviderError         an LLM endpoint failed for good (a 4xx, or transient faults past retries)
      +-- CommandLineError      an ``awm`` option or argument that cannot work (names it and the fix)
+     +-- SplitError            a train/validation split that is malformed or made for another set
 
 :class:`WorldSkippedWarning` (a ``UserWarning``) says a multi-world env left out a world that
 cannot be prepared; ``EnvConfig(strict=True)`` raises its :class:`WorldLoadError` instead.
+:class:`SplitMismatchWarning` says a split is used on a world set it was not made for (only
+when asked to warn rather than raise).
 
 A bad rollout is data, not a crash: nothing the model or the generated code does raises out of
 ``step``. These errors are for programmer mistakes and broken inputs.
@@ -31,6 +34,8 @@ __all__ = [
     "EnvUsageError",
     "ProviderError",
     "CommandLineError",
+    "SplitError",
+    "SplitMismatchWarning",
     "WorldSkippedWarning",
 ]
 
@@ -85,6 +90,19 @@ class ProviderError(AWMGymError, RuntimeError):
 
 class CommandLineError(AWMGymError, ValueError):
     """An ``awm`` option or argument that cannot work; the message names it and the fix."""
+
+
+class SplitError(AWMGymError, ValueError):
+    """A train/validation split that cannot be used: a malformed field of its JSON (named, with
+    the fix), a subset that is not one of the three, or a split made for a world set whose
+    content differs (both hashes named)."""
+
+
 class WorldSkippedWarning(UserWarning):
     """A multi-world env (``AWM/mix-v0``, ``worlds=[...]``) left out a world that cannot be
     prepared; the message names the world and the cause."""
+
+
+class SplitMismatchWarning(UserWarning):
+    """A split was used with a world set whose content hash differs from the one it was made
+    for (only with ``split_mismatch="warn"``; the default raises :class:`SplitError`)."""

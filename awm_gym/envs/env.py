@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,11 +19,13 @@ import gymnasium as gym
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import Runtime
-from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, resolve_worlds
+from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
 from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.selection import select
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
+from awm_gym.worlds.splits import OnMismatch, Split, Subset
 
 __all__ = ["AWMEnv"]
 
@@ -31,24 +34,35 @@ class AWMEnv(gym.Env[str, str]):
     """A single instance; see :class:`~awm_gym.envs.vector_env.AWMVectorEnv` for the batched form.
 
     ``reset(seed=..., options={"task_idx": k, "world": name})``: the seed picks the task unless
-    ``task_idx`` pins it. ``step(text)`` returns ``(observation, reward, terminated, truncated,
+    ``task_idx`` pins it (among the tasks of ``subset`` when made with a ``split``, as
+    :class:`~awm_gym.envs.vector_env.AWMVectorEnv`). ``step(text)`` returns ``(observation, reward, terminated, truncated,
     info)``; the keys of ``info`` are listed in :mod:`awm_gym.info_keys`.
     """
 
     metadata = {"render_modes": []}
 
+    split: Split | None = None
+    """The split the env was made with (None: no split)."""
+    subset: Subset | None = None
+    """The split's subset its resets draw from (None: every task of the split, or no split)."""
+
     def __init__(self, world_set: str | None = None, worlds: Sequence[str] | str | None = None,
+                 *, split: Split | str | os.PathLike[str] | None = None,
+                 subset: str | Subset | None = None, split_mismatch: OnMismatch = "error",
                  **config: Any) -> None:
         try:
             self.config = EnvConfig(**config)
         except TypeError as e:
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
-        ws, names = resolve_worlds(world_set, worlds)
+        sel = select(world_set, worlds, split, subset, split_mismatch)
+        ws = sel.world_set
         if self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR):
-            self._attach(ShardedRuntime(ws, names, 1, self.config, 1, contained=True))
+            self._attach(ShardedRuntime(ws, sel.worlds, 1, self.config, 1, contained=True,
+                                        tasks=sel.tasks))
         else:
-            self._attach(WorldRuntime(ws, names, 1, self.config))
+            self._attach(WorldRuntime(ws, sel.worlds, 1, self.config, tasks=sel.tasks))
+        self.split, self.subset = sel.split, sel.subset
 
     def _attach(self, runtime: Runtime) -> None:
         """Set up spaces and state over ``runtime`` (the remote client passes its own)."""

@@ -48,6 +48,8 @@ class Runtime(Protocol):
     config: EnvConfig
     num_instances: int
     worlds: tuple[str, ...]
+    tasks: tuple[tuple[str, int], ...]
+    """Every ``(world, task_idx)`` a reset may pick (a split's subset narrows it)."""
 
     def reset(self, indices: Sequence[int], seeds: Sequence[int | None],
               task_idx: Sequence[int | None], worlds: Sequence[str | None]

@@ -14,18 +14,16 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
 from awm_gym.errors import UnknownWorldError
+from awm_gym.worlds.records import BUILTIN_WORLDS_DIR  # re-exported: the public name
 from awm_gym.worlds.world_set import WorldSet, load_world_set
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["register_worlds", "get_world_set", "BUILTIN_WORLDS_DIR", "NAMESPACE", "MIX_NAME"]
 
-BUILTIN_WORLDS_DIR = str(Path(__file__).parents[1] / "worlds" / "builtin")
-"""The world set shipped with the package (``spotify`` first)."""
 NAMESPACE = "AWM"
 MIX_NAME = "mix"
 REMOTE_NAME = "remote"

@@ -15,13 +15,14 @@ import random
 import sqlite3
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
+from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.judge import Turn
 from awm_gym.scoring.scorer import FinishedEpisode, Scorer
@@ -155,17 +156,27 @@ class WorldRuntime:
         num_instances: how many instances.
         config: limits, timeouts, rewards.
         verifier_pool: a shared pool; by default the runtime starts its own on first use.
+        tasks: world -> the task indices resets may use (a split's subset, see
+            :mod:`awm_gym.envs.selection`); None: every task of each world.
     """
 
     def __init__(self, world_set: WorldSet, worlds: Sequence[str], num_instances: int,
-                 config: EnvConfig, verifier_pool: VerifierPool | None = None) -> None:
+                 config: EnvConfig, verifier_pool: VerifierPool | None = None,
+                 tasks: Mapping[str, Sequence[int]] | None = None) -> None:
         if not worlds:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
         self.num_instances = num_instances
         self._prepared = prepare_worlds(world_set, [world_set[w].name for w in worlds], config)
         self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
-        self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set[w].tasks))]
+        allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
+        self.tasks: tuple[tuple[str, int], ...] = tuple(tasks_of(self.worlds, world_set, allowed))
+        """Every ``(world, task_idx)`` a reset may pick, in world then task order."""
+        if not self.tasks:
+            raise EnvUsageError(f"No task to run: the selected subset gives worlds "
+                                f"{list(self.worlds)} no task index; pick another subset or "
+                                "other worlds.")
+        self._tasks = list(self.tasks)
         self._instances = [_Instance() for _ in range(num_instances)]
         self._tool_names = {w: p.host.tool_names for w, p in self._prepared.items()}
         self._tools_text: dict[str, str] = {}
@@ -223,11 +234,20 @@ class WorldRuntime:
         if task_idx is not None:
             pinned = [(w, t) for w, t in candidates if t == task_idx]
             if not pinned:
-                raise EnvUsageError(f"options['task_idx']={task_idx}: out of range for "
-                                    f"{world or self.worlds}; tasks are numbered from 0.")
+                raise EnvUsageError(self._not_a_task(task_idx, world))
             candidates = pinned
         rng = random.Random(seed) if seed is not None else random.Random()
         return candidates[rng.randrange(len(candidates))]
+
+    def _not_a_task(self, task_idx: int, world: str | None) -> str:
+        names = [world] if world is not None else list(self.worlds)
+        if all(0 <= task_idx < len(self.world_set[w].tasks) for w in names):
+            allowed = {w: [t for v, t in self._tasks if v == w] for w in names}
+            return (f"options['task_idx']={task_idx}: not one of this env's tasks of "
+                    f"{world or self.worlds} (its split subset allows {allowed}); pin one of "
+                    "those, or make the env without the subset.")
+        return (f"options['task_idx']={task_idx}: out of range for {world or self.worlds}; "
+                "tasks are numbered from 0.")
 
     def reset(self, indices: Sequence[int], seeds: Sequence[int | None],
               task_idx: Sequence[int | None], worlds: Sequence[str | None]

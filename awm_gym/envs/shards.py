@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -40,6 +40,7 @@ from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime, probe_world
+from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
@@ -173,10 +174,12 @@ class ShardedRuntime:
         world_set, worlds, num_instances, config: as for :class:`WorldRuntime`.
         num_workers: worker processes (at most one per instance).
         contained: apply :mod:`awm_gym.containment` in each worker before world code runs.
+        tasks: as for :class:`WorldRuntime` (the task indices resets may use per world).
     """
 
     def __init__(self, world_set: WorldSet, worlds: Sequence[str], num_instances: int,
-                 config: EnvConfig, num_workers: int, *, contained: bool = False) -> None:
+                 config: EnvConfig, num_workers: int, *, contained: bool = False,
+                 tasks: Mapping[str, Sequence[int]] | None = None) -> None:
         if num_workers < 1:
             raise EnvUsageError(f"num_workers={num_workers}: must be >= 1 (0 means in-process).")
         num_workers = min(num_workers, num_instances)
@@ -184,7 +187,8 @@ class ShardedRuntime:
         self.num_instances = num_instances
         shard_config = EnvConfig(**{**config.__dict__, "verifier_workers":
                                     max(1, config.verifier_workers // num_workers)})
-        spec = (world_set.root, list(self.worlds), shard_config, contained)
+        allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
+        spec = (world_set.root, list(self.worlds), shard_config, contained, allowed)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
         self._shards = [_Shard(spec, range(bounds[k], bounds[k + 1])) for k in range(num_workers)]
         self._owner = [(s, i - s.indices.start) for s in self._shards for i in s.indices]
@@ -195,6 +199,8 @@ class ShardedRuntime:
             self.worlds = tuple(worlds)  # minus those that cannot be prepared
             for message in skipped if k == 0 else ():  # said where the caller sees it
                 warnings.warn(message, WorldSkippedWarning, stacklevel=3)
+        self.tasks: tuple[tuple[str, int], ...] = tuple(tasks_of(self.worlds, world_set, allowed))
+        """Every ``(world, task_idx)`` a reset may pick (the workers hold the same list)."""
         self.containment: dict[str, dict[str, str]] | None = containment
         """Which containment layers are active in the workers (None: not contained)."""
 
@@ -414,7 +420,7 @@ def _serve() -> None:
         kind = message[0]
         try:
             if kind == "init":
-                root, worlds, config, contained, n = message[1:]
+                root, worlds, config, contained, tasks, n = message[1:]
                 # resolved now: containment rewrites HOME and drops $AWM_GYM_CACHE
                 config = dataclasses.replace(config, cache_dir=str(default_cache_dir()
                                                                   if config.cache_dir is None
@@ -433,7 +439,8 @@ def _serve() -> None:
                 containment = _contain(root, config, tempfile.tempdir) if contained else None
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", WorldSkippedWarning)
-                    runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool)
+                    runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
+                                           tasks=tasks)
                 reply: Any = (containment, list(runtime.worlds),
                               [str(w.message) for w in caught
                                if w.category is WorldSkippedWarning])

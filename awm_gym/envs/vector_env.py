@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,11 +25,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import Runtime
-from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, resolve_worlds
+from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
 from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.selection import select
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
+from awm_gym.worlds.splits import OnMismatch, Split, Subset
 
 __all__ = ["AWMVectorEnv", "batch_infos"]
 
@@ -70,6 +73,11 @@ class AWMVectorEnv(VectorEnv):
         num_envs: number of instances.
         world_set: path of an AWM-format world set (None: the built-in worlds).
         worlds: world names to run (None: every world of the set, as ``AWM/mix-v0``).
+        split: a :class:`~awm_gym.worlds.splits.Split` or the path of a split file: resets
+            draw only tasks of ``subset`` (see :mod:`awm_gym.envs.selection`).
+        subset: ``"train"``, ``"val_tasks"`` or ``"val_worlds"`` (None with a split: all three).
+        split_mismatch: ``"error"`` (default) or ``"warn"`` when the split was made for a
+            world set whose content hash differs.
         **config: fields of :class:`~awm_gym.envs.config.EnvConfig` (``max_episode_steps``,
             ``tool_timeout_s``, ``verifier_workers``, ...).
 
@@ -85,9 +93,16 @@ class AWMVectorEnv(VectorEnv):
     num_envs: int
     runtime: Runtime  # WorldRuntime, ShardedRuntime (num_workers > 0) or RemoteRuntime
     config: EnvConfig
+    split: Split | None = None
+    """The split the env was made with (None: no split)."""
+    subset: Subset | None = None
+    """The split's subset its resets draw from (None: every task of the split, or no split)."""
 
     def __init__(self, num_envs: int = 1, world_set: str | None = None,
-                 worlds: Sequence[str] | str | None = None, **config: Any) -> None:
+                 worlds: Sequence[str] | str | None = None, *,
+                 split: Split | str | os.PathLike[str] | None = None,
+                 subset: str | Subset | None = None, split_mismatch: OnMismatch = "error",
+                 **config: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise EnvUsageError(f"num_envs={num_envs!r}: must be a positive int.")
         try:
@@ -95,14 +110,17 @@ class AWMVectorEnv(VectorEnv):
         except TypeError as e:
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
-        ws, names = resolve_worlds(world_set, worlds)
+        sel = select(world_set, worlds, split, subset, split_mismatch)
+        ws = sel.world_set
         runtime: Runtime
         contained = self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR)
         if self.config.num_workers or contained:
-            runtime = ShardedRuntime(ws, names, num_envs, self.config,
-                                     max(1, self.config.num_workers), contained=contained)
+            runtime = ShardedRuntime(ws, sel.worlds, num_envs, self.config,
+                                     max(1, self.config.num_workers), contained=contained,
+                                     tasks=sel.tasks)
         else:
-            runtime = WorldRuntime(ws, names, num_envs, self.config)
+            runtime = WorldRuntime(ws, sel.worlds, num_envs, self.config, tasks=sel.tasks)
+        self.split, self.subset = sel.split, sel.subset
         self._attach(runtime, num_envs)
 
     def _attach(self, runtime: Runtime, num_envs: int) -> None:
@@ -124,7 +142,8 @@ class AWMVectorEnv(VectorEnv):
     def __repr__(self) -> str:
         worlds = self.runtime.worlds
         name = worlds[0] if len(worlds) == 1 else f"mix of {len(worlds)} worlds"
-        return f"AWMVectorEnv({name}, num_envs={self.num_envs})"
+        part = f", subset={self.subset.value!r}" if self.subset is not None else ""
+        return f"AWMVectorEnv({name}, num_envs={self.num_envs}{part})"
 
     # -- helpers for policies ------------------------------------------------------------------
     def tools_text(self, i: int) -> str:

@@ -24,12 +24,14 @@ import numpy as np
 
 from awm_gym import info_keys as K
 from awm_gym.manager.episode import Episode
+from awm_gym.worlds.splits import Split, Subset
 
 __all__ = ["summarize_episodes"]
 
 
 def summarize_episodes(stream: Iterable[Episode], episodes: int,
-                       eval_keys: Sequence[str] = ()) -> dict[str, Any]:
+                       eval_keys: Sequence[str] = (), split: Split | None = None
+                       ) -> dict[str, Any]:
     """Summarize ``episodes`` finished episodes, indexed by ``episode_idx`` (see module doc).
 
     ``stream`` yields each episode once, in any order (``World.run_episodes`` yields them as
@@ -40,6 +42,9 @@ def summarize_episodes(stream: Iterable[Episode], episodes: int,
     (float array), ``unscored`` (int), ``worlds`` and ``task_idx`` (lists), ``per_world``
     ({world: {episodes, success_rate, mean_reward}}), and one list per ``eval_keys`` entry
     (episode statistics of :data:`~awm_gym.manager.episode.EPISODE_FIELDS`, else the last step's info).
+    With a ``split`` (:mod:`awm_gym.worlds.splits`) also ``subsets`` (each episode's subset
+    name, None for a task in no subset) and ``per_subset`` ({subset: {episodes, success_rate,
+    mean_reward}}, the subsets that ran, in the order train, val_tasks, val_worlds).
     """
     successes = np.zeros(episodes, dtype=np.bool_)
     rewards = np.zeros(episodes, dtype=np.float64)
@@ -61,12 +66,14 @@ def summarize_episodes(stream: Iterable[Episode], episodes: int,
             values[key][k] = ep.value(key)
     if not seen.all():
         raise RuntimeError(f"episodes {np.flatnonzero(~seen).tolist()} were never evaluated")
-    per_world: dict[str, dict[str, Any]] = {}
-    for name in sorted(set(worlds)):
-        sel = np.array([w == name for w in worlds], dtype=np.bool_)
-        per_world[name] = {"episodes": int(sel.sum()),
-                           "success_rate": float(successes[sel].mean()),
-                           "mean_reward": float(rewards[sel].mean())}
+    per_world = _per_group(worlds, sorted(set(worlds)), successes, rewards)
+    by_subset: dict[str, Any] = {}
+    if split is not None:
+        subsets = [None if (s := split.subset_of(w, t)) is None else s.value
+                   for w, t in zip(worlds, tasks, strict=True)]
+        order = [s.value for s in Subset if s.value in subsets]
+        by_subset = {"subsets": subsets,
+                     "per_subset": _per_group(subsets, order, successes, rewards)}
     return {
         "episodes": episodes,
         "seeds": seeds,
@@ -78,5 +85,18 @@ def summarize_episodes(stream: Iterable[Episode], episodes: int,
         "worlds": worlds,
         "task_idx": tasks,
         "per_world": per_world,
+        **by_subset,
         **values,
     }
+
+
+def _per_group(labels: Sequence[Any], groups: Sequence[Any], successes: np.ndarray,
+               rewards: np.ndarray) -> dict[Any, dict[str, Any]]:
+    """``{group: {episodes, success_rate, mean_reward}}`` over the episodes labelled ``group``."""
+    out: dict[Any, dict[str, Any]] = {}
+    for group in groups:
+        sel = np.array([label == group for label in labels], dtype=np.bool_)
+        out[group] = {"episodes": int(sel.sum()),
+                      "success_rate": float(successes[sel].mean()),
+                      "mean_reward": float(rewards[sel].mean())}
+    return out

@@ -81,7 +81,7 @@ class World:
         max_episode_steps: turns before an episode is truncated.
         verbose: 0 is silent; 1 shows progress bars on long runs.
         **kwargs: passed to the env (fields of :class:`~awm_gym.envs.config.EnvConfig`, ``worlds``,
-            ``world_set``).
+            ``world_set``, ``split`` and ``subset``: see :mod:`awm_gym.envs.selection`).
     """
 
     def __init__(self, env_name: str | Sequence[str], num_envs: int = 1, seed: int | None = None,
@@ -270,12 +270,14 @@ class World:
         ``episodes``, ``seeds``, ``success_rate`` (a fraction), ``episode_successes``,
         ``mean_reward``, ``rewards``, ``unscored`` (episodes whose reward was not valid),
         ``per_world`` and one list per ``eval_keys`` entry, all indexed by episode (see
-        :func:`awm_gym.manager.evaluation.summarize_episodes`).
+        :func:`awm_gym.manager.evaluation.summarize_episodes`). A World made with a ``split``
+        also reports ``per_subset`` (``train`` / ``val_tasks`` / ``val_worlds``: episodes,
+        success rate, mean reward) and each episode's subset in ``subsets``.
         """
         n, keys = check_episodes(episodes), list(eval_keys or [])
         stream = self.run_episodes(n, seed, options, desc="evaluate",
                                    info_keys=[k for k in keys if k not in EPISODE_FIELDS])
-        return summarize_episodes(stream, n, keys)
+        return summarize_episodes(stream, n, keys, split=getattr(self.envs, "split", None))
 
     def record_dataset(self, dataset_name: str, episodes: int = 10, seed: int | None = None,
                        cache_dir: str | os.PathLike | None = None,

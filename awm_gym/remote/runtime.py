@@ -63,6 +63,7 @@ class RemoteRuntime:
     num_instances: int
     config: EnvConfig
     num_tasks: int
+    tasks: tuple[tuple[str, int], ...]
 
     def __init__(self, url: str, num_instances: int, *, connect_timeout_s: float = 10.0,
                  message_timeout_s: float = 300.0, auth_token: str | None = None) -> None:
@@ -79,6 +80,7 @@ class RemoteRuntime:
         info = self._clients[0].info
         self.worlds = (info.world,)
         self.num_tasks = info.num_tasks
+        self.tasks = tuple((info.world, t) for t in range(info.num_tasks))
         self.config = env_config_from(info.env_config)
         self._task_of = [-1] * num_instances
         self._tools: list[dict[str, Any]] | None = None

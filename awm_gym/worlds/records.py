@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ SQL_VERIFIER_FILE = "gen_verifier.jsonl"
 CODE_VERIFIER_FILE = "gen_verifier.pure_code.jsonl"
 SOLUTIONS_FILE = "gen_solutions.jsonl"
 REQUIRED_FILES = (TASKS_FILE, DB_FILE, ENVS_FILE)
+BUILTIN_WORLDS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin")
+"""The world set shipped with the package (``spotify`` first)."""
 
 
 _DEFAULT_FUNCTION = {"code": "verify_task_completion", "sql": "verify_task"}
