@@ -53,6 +53,12 @@ def _cases(tmp: Path) -> list[tuple[list[str], str]]:
         (["train", "--run.device", "tpu"], "awm train: error: RunConfig.device='tpu'"),
         (["train", "--grpo.steps", "two"],
          "awm train: error: argument --grpo.steps: invalid int value: 'two'"),
+        (["split", missing], "awm split: error: World set " + missing + " does not exist"),
+        (["split", "--val-worlds", "1"], "awm split: error: --val-worlds 1.0: use a fraction"),
+        (["eval", "AWM/spotify-v0", "--split", missing],
+         "awm eval: error: split file " + missing + ": cannot read it"),
+        (["eval", "AWM/spotify-v0", "--subset", "train"],
+         "awm eval: error: --subset train needs --split FILE"),
         (["nosuch"], "awm: error: argument command: invalid choice: 'nosuch'"),
     ]
 
@@ -60,8 +66,8 @@ def _cases(tmp: Path) -> list[tuple[list[str], str]]:
 def test_every_command_fails_in_one_line(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     cases = _cases(tmp_path)
-    assert {argv[0] for argv, _ in cases} >= {"list", "check", "demo", "eval", "record",
-                                              "render", "env", "gen", "agent", "train"}
+    assert {argv[0] for argv, _ in cases} >= {"list", "check", "demo", "split", "eval",
+                                              "record", "render", "env", "gen", "agent", "train"}
     for argv, expected in cases:
         code = main(argv)
         err = capsys.readouterr().err
