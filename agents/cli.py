@@ -2,7 +2,8 @@
 
 * ``awm train [--<part>.<field> VALUE ...]``: the main job (:func:`agents.pipeline.run_training`);
   every field of :class:`agents.config.TrainConfig` is an option, its docstring the help text.
-  The summary (success before and after) goes to stdout as JSON, progress to stderr.
+  The summary (success before and after, on the training tasks and on each held-out subset of
+  the run's split) goes to stdout as JSON, then as one line; progress goes to stderr.
 * ``awm agent --world W --task T --endpoint URL``: AWM's demo agent on our runtime: one episode
   of task ``T`` (an index, or the task's text) with an OpenAI-compatible endpoint; each turn is
   printed, then the verifier's verdict. Its options are the fields of :class:`AgentOptions`.
@@ -38,7 +39,8 @@ from awm_gym.llm_endpoint import LLMEndpoint
 from .chat_format import CatalogueMode
 from .policies.sampling import SamplingConfig
 
-__all__ = ["add_subcommands", "train_config_from_args", "main_train", "AgentOptions"]
+__all__ = ["add_subcommands", "train_config_from_args", "main_train", "AgentOptions",
+           "held_out_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,9 +71,25 @@ def _cmd_train(args: argparse.Namespace) -> int:
     print(json.dumps(summary, indent=2))
     print(f"success before GRPO {summary['success_before']:.3f} -> after "
           f"{summary['success_after']:.3f} ({summary['eval_episodes']} evaluation episodes, "
-          f"{summary['backend']} backend, {summary['timings']['total_s']:.0f} s); see "
-          f"{summary['run_dir']}")
+          f"{summary['backend']} backend, {summary['timings']['total_s']:.0f} s)"
+          f"{held_out_text(summary)}; see {summary['run_dir']}")
     return 0
+
+
+def held_out_text(summary: dict[str, Any]) -> str:
+    """The held-out subsets of a run's summary for its last line ("" without a split).
+
+    Example:
+        >>> held_out_text({"held_out": {"val_tasks": {"success_before": 0.125,
+        ...     "success_after": 0.25, "episodes": 16}}})
+        ' | held-out val_tasks 0.125 -> 0.250 (16 episodes)'
+    """
+    parts = []
+    for name, v in (summary.get("held_out") or {}).items():
+        before = v.get("success_before")
+        shown = "n/a" if before is None else f"{before:.3f}"
+        parts.append(f"{name} {shown} -> {v['success_after']:.3f} ({v['episodes']} episodes)")
+    return f" | held-out {', '.join(parts)}" if parts else ""
 
 
 def main_train(argv: list[str] | None = None) -> int:

@@ -31,7 +31,8 @@ from .precision import DType, DTypeMismatchError
 from .sft import SFTConfig
 from .tiny_model import TinyModelConfig
 
-__all__ = ["RunConfig", "ModelConfig", "TrainConfig", "config_to_dict", "config_from_dict"]
+__all__ = ["RunConfig", "ModelConfig", "SplitConfig", "TrainConfig", "config_to_dict",
+           "config_from_dict"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,36 @@ class ModelConfig:
         object.__setattr__(self, "dtype", DType.coerce(self.dtype))
 
 
+@dataclass(frozen=True)
+class SplitConfig:
+    """Which tasks training may see: the train subset of a split (awm_gym.worlds.splits), with
+    the held-out val_tasks and val_worlds evaluated beside the training tasks."""
+
+    path: str | None = None
+    """A split file (`awm split PATH`) of the rollout's world set; its fractions and seed are
+    used, the three fields below ignored. None: make the split from them at the start of the
+    run (saved as <run>/split.json either way)."""
+    val_worlds: float = 0.2
+    """Fraction of the set's worlds held out whole (0 with val_tasks 0: no split, train on every
+    task)."""
+    val_tasks: float = 0.2
+    """Fraction of each training world's tasks held out."""
+    seed: int = 0
+    """Seed of the split (apart from run.seed, so runs of several seeds share one split)."""
+
+    def __post_init__(self) -> None:
+        for name in ("val_worlds", "val_tasks"):
+            value = getattr(self, name)
+            if not 0 <= value < 1:
+                raise AgentConfigError(f"SplitConfig.{name}={value}: use a fraction in [0, 1) "
+                                       "(0.2 holds out a fifth; 0 holds out nothing).")
+
+    @property
+    def is_enabled(self) -> bool:
+        """Whether the run trains on a split (a file, or a fraction above 0)."""
+        return self.path is not None or self.val_worlds > 0 or self.val_tasks > 0
+
+
 def _main_job_chat() -> ChatFormatConfig:
     return ChatFormatConfig(catalogue=CatalogueMode.NONE, max_observation_chars=200)
 
@@ -122,6 +153,10 @@ class TrainConfig:
     rollout: RolloutConfig = field(default_factory=_main_job_rollout)
     """Worlds, groups, turns, backend (the main job trains on spotify, whose episodes are the
     shortest, to fit 15 minutes on 2 CPU cores; ``--rollout.worlds none`` takes every world)."""
+    split: SplitConfig = field(default_factory=SplitConfig)
+    """Train on a split's train subset and evaluate its held-out val_tasks and val_worlds too
+    (the main job: the built-in set's seed-0 split, 0.2 of worlds and 0.2 of tasks held out;
+    --split.val-worlds 0 --split.val-tasks 0 trains on every task)."""
     grpo: GRPOConfig = field(default_factory=GRPOConfig)
     """The objective."""
     optim: OptimConfig = field(default_factory=OptimConfig)

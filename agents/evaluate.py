@@ -1,4 +1,7 @@
-"""Evaluate a chat policy on every task of the training worlds, with fixed seeds.
+"""Evaluate a chat policy on every task a vector env offers, with fixed seeds.
+
+The env decides the tasks: the training worlds, or one subset of a split (the training tasks,
+or the held-out ``val_tasks`` / ``val_worlds``; :mod:`awm_gym.envs.selection`).
 
 Every (world, task) pair runs ``episodes_per_task`` episodes (seeds ``seed, seed+1, ...``), in
 chunks of at most the vector env's size, with the same rollout code GRPO uses. Success means the
@@ -34,12 +37,20 @@ class EvalConfig:
     seed: int = 10_000
     """Seed of the first evaluation episode (kept apart from training seeds)."""
     every: int = 0
-    """Also evaluate every this many GRPO steps (0: only before and after training)."""
+    """Also evaluate every this many GRPO steps (0: only before and after training); with a
+    split, the held-out subsets are evaluated at the same steps."""
+    val_episodes_per_task: int | None = None
+    """Episodes per held-out task (a split's val_tasks and val_worlds; None: as
+    episodes_per_task). Lower it for a large world set, whose held-out worlds hold many tasks."""
 
     def __post_init__(self) -> None:
         if self.episodes_per_task < 1:
             raise AgentConfigError(f"EvalConfig.episodes_per_task={self.episodes_per_task}: "
                                    "use >= 1.")
+        if self.val_episodes_per_task is not None and self.val_episodes_per_task < 1:
+            raise AgentConfigError(f"EvalConfig.val_episodes_per_task="
+                                   f"{self.val_episodes_per_task}: use >= 1, or None for "
+                                   "episodes_per_task.")
         if self.temperature < 0:
             raise AgentConfigError(f"EvalConfig.temperature={self.temperature}: use >= 0.")
 
@@ -55,12 +66,13 @@ class EvalResult:
     """Success rate per world."""
     trajectories: list[Trajectory]
 
-    def metrics(self) -> dict[str, float]:
-        """The ``eval/*`` metrics."""
-        out = {"eval/success_rate": self.success_rate, "eval/reward_mean": self.reward_mean,
-               "eval/format_error_rate": self.format_error_rate,
-               "eval/episodes": float(len(self.trajectories))}
-        out.update({f"eval/success_{w}": v for w, v in self.per_world.items()})
+    def metrics(self, area: str = "eval") -> dict[str, float]:
+        """The ``<area>/*`` metrics: ``eval/*`` for the training tasks, ``eval_val_tasks/*`` and
+        ``eval_val_worlds/*`` for a split's held-out subsets."""
+        out = {f"{area}/success_rate": self.success_rate, f"{area}/reward_mean": self.reward_mean,
+               f"{area}/format_error_rate": self.format_error_rate,
+               f"{area}/episodes": float(len(self.trajectories))}
+        out.update({f"{area}/success_{w}": v for w, v in self.per_world.items()})
         return out
 
 

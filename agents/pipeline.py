@@ -3,15 +3,21 @@
 Everything lands in one run folder::
 
     config.json              the resolved TrainConfig
+    split.json               the split trained on (train) and held out (val_tasks, val_worlds)
     model_init/              the tiny model as built (when no model path was given)
     datasets/oracle/         the oracle's recorded rollouts (World.record_dataset)
     model_sft/               after the warm start
     checkpoints/step_N/      GRPO checkpoints (weights, tokenizer, optimizer, trainer_state.json)
     model_final/             after GRPO (with LoRA: the adapter, on top of model_sft)
     metrics.jsonl            one line per SFT epoch, GRPO step and evaluation
-    reward.png               reward and success over GRPO steps
+    reward.png               reward and success over GRPO steps, evaluations of each subset
     transcripts/             HTML transcripts of the final evaluation
-    summary.json             success before and after, timings (written last)
+    summary.json             success before and after (training and held-out tasks), timings
+                             (written last)
+
+With a split (``cfg.split``, on in the main job) the oracle is recorded, SFT and GRPO run, on the
+``train`` subset only, and every evaluation also runs the held-out ``val_tasks`` (new tasks of
+the training worlds) and ``val_worlds`` (worlds never seen), reported beside the training tasks.
 
 Example:
     >>> summary = run_training(TrainConfig())    # doctest: +SKIP
@@ -20,43 +26,110 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from awm_gym.atomic_io import write_text_atomic
+from awm_gym.worlds.splits import Split, Subset
 
 from .config import TrainConfig, config_to_dict
 from .evaluate import EvalResult, evaluate_policy
 from .grpo.config import BackendKind
-from .grpo.metrics import ConsoleSink, JSONLSink, MultiSink, make_report_sink, plot_metrics
+from .grpo.metrics import (
+    EVAL_AREAS,
+    ConsoleSink,
+    JSONLSink,
+    MultiSink,
+    make_report_sink,
+    plot_metrics,
+)
 from .policies.sampling import SamplingConfig
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["run_training", "make_envs", "record_oracle", "prepare_start_model"]
+__all__ = ["run_training", "make_envs", "make_split", "record_oracle", "prepare_start_model"]
 
 
 def _write_json(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2))
 
 
-def make_envs(cfg: TrainConfig, num_envs: int) -> Any:
-    """The vector env of the training worlds with ``num_envs`` instances."""
+def make_envs(cfg: TrainConfig, num_envs: int, split: Split | None = None,
+              subset: Subset | None = None, worlds: Sequence[str] | None = None) -> Any:
+    """A vector env with ``num_envs`` instances: of the training worlds, or of ``subset`` of
+    ``split`` (``worlds`` replaces ``rollout.worlds`` when given)."""
     import gymnasium as gym
 
     import awm_gym  # noqa: F401 - registers the built-in worlds
 
     kwargs: dict[str, Any] = {"max_episode_steps": cfg.rollout.max_turns}
-    if cfg.rollout.worlds is not None:
+    if worlds is not None:
+        kwargs["worlds"] = list(worlds)
+    elif cfg.rollout.worlds is not None:
         kwargs["worlds"] = list(cfg.rollout.worlds)
     if cfg.rollout.world_set is not None:
         kwargs["world_set"] = cfg.rollout.world_set
+    if split is not None:
+        kwargs.update(split=split, subset=subset)
     return gym.make_vec(cfg.rollout.env_id, num_envs=num_envs, **kwargs)
+
+
+def make_split(cfg: TrainConfig) -> Split | None:
+    """The run's split (``cfg.split``: its file, or one made from its fractions and seed),
+    checked against the rollout's world set; None when the run has no split.
+
+    Raises:
+        SplitError: the file is malformed or was made for a world set with other content.
+    """
+    if not cfg.split.is_enabled:
+        return None
+    import gymnasium as gym
+
+    import awm_gym  # noqa: F401 - registers the built-in worlds
+    from awm_gym.envs.registration import get_world_set
+    from awm_gym.worlds.splits import load_split, split_worlds
+
+    path = cfg.rollout.world_set
+    if path is None:  # the env id's own world set (None: the built-ins)
+        path = gym.spec(cfg.rollout.env_id).kwargs.get("world_set")
+    world_set = get_world_set(path)
+    if cfg.split.path is not None:
+        return load_split(cfg.split.path, world_set)
+    return split_worlds(world_set, cfg.split.val_worlds, cfg.split.val_tasks, cfg.split.seed)
+
+
+def _eval_envs(cfg: TrainConfig, train_envs: Any, split: Split | None) -> dict[str, Any]:
+    """One evaluation env per evaluated subset: ``train`` (every training task), and with a
+    split ``val_tasks`` (held-out tasks of the training worlds) and ``val_worlds`` (every
+    task of the held-out worlds); a subset with no task here is left out."""
+    from .grpo.rollout import list_tasks
+
+    tasks = len(list_tasks(train_envs))
+    out = {"train": make_envs(cfg, _eval_width(cfg.eval.episodes_per_task * tasks), split,
+                              Subset.TRAIN if split is not None else None)}
+    if split is None:
+        return out
+    per_task = cfg.eval.val_episodes_per_task or cfg.eval.episodes_per_task
+    held = {Subset.VAL_TASKS: [w for w in train_envs.runtime.worlds if w in split.val_tasks],
+            Subset.VAL_WORLDS: list(split.val_worlds)}
+    try:
+        for subset, worlds in held.items():
+            if worlds:
+                n = sum(len(split.tasks(subset)[w]) for w in worlds)
+                out[subset.value] = make_envs(cfg, _eval_width(per_task * n), split, subset,
+                                              worlds)
+    except BaseException:
+        for envs in out.values():
+            envs.close()
+        raise
+    return out
 
 
 def record_oracle(cfg: TrainConfig, tasks: list[tuple[str, int]], out: Path) -> Path:
@@ -198,13 +271,35 @@ def _policies(kind: BackendKind, cfg: TrainConfig, model: Any, tokenizer: Any, s
     return train, evaluator
 
 
-def _evaluate(policy: Any, envs: Any, cfg: TrainConfig, sink: Any, step: int) -> EvalResult:
+def _evaluate(policy: Any, evals: dict[str, Any], cfg: TrainConfig, sink: Any, step: int
+              ) -> dict[str, EvalResult]:
+    """Evaluate every subset of ``evals`` (see :func:`_eval_envs`); one metrics line for all."""
     start = time.perf_counter()
-    result = evaluate_policy(policy, envs, cfg.eval)
-    metrics = result.metrics()
+    held_out = dataclasses.replace(
+        cfg.eval, episodes_per_task=cfg.eval.val_episodes_per_task or cfg.eval.episodes_per_task)
+    results: dict[str, EvalResult] = {}
+    metrics: dict[str, float] = {}
+    for name, envs in evals.items():
+        results[name] = evaluate_policy(policy, envs, cfg.eval if name == "train" else held_out)
+        metrics.update(results[name].metrics(EVAL_AREAS[name]))
     metrics["time/eval_s"] = time.perf_counter() - start
     sink.log(metrics, step)
-    return result
+    return results
+
+
+def _held_out(results: dict[str, EvalResult], when: str) -> dict[str, dict[str, Any]]:
+    """``{subset: {"success_<when>": rate, "reward_<when>": mean, "episodes": n}}`` of the
+    held-out subsets (empty without a split)."""
+    return {name: {f"success_{when}": r.success_rate, f"reward_{when}": r.reward_mean,
+                   "episodes": len(r.trajectories), f"per_world_{when}": r.per_world}
+            for name, r in results.items() if name != "train"}
+
+
+def _split_record(split: Split | None, out: Path) -> dict[str, Any] | None:
+    if split is None:
+        return None
+    return {"file": str(out / "split.json"), "world_set_hash": split.world_set_hash,
+            "seed": split.seed, "sizes": split.sizes, "val_worlds": list(split.val_worlds)}
 
 
 def _phase_line(timings: dict[str, float]) -> str:
@@ -259,8 +354,16 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
         if report is not None:
             sinks.append(report)
     sink = MultiSink(sinks)
-    train_envs = make_envs(cfg, cfg.rollout.episodes_per_step // world.world_size)
-    eval_envs = make_envs(cfg, _eval_width(cfg.eval.episodes_per_task * _num_tasks(train_envs)))
+    split = make_split(cfg)  # deterministic: every rank makes the same one
+    if main and split is not None:
+        split.save(out / "split.json")
+    train_envs = make_envs(cfg, cfg.rollout.episodes_per_step // world.world_size, split,
+                           Subset.TRAIN if split is not None else None)
+    try:
+        eval_envs = _eval_envs(cfg, train_envs, split)
+    except BaseException:
+        train_envs.close()
+        raise
     timings: dict[str, float] = {}
     try:
         partial = out / "summary_before.json"
@@ -279,9 +382,11 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
             t = time.perf_counter()
             before = _evaluate(evaluator, eval_envs, cfg, sink, 0)
             timings["eval_before_s"] = time.perf_counter() - t
-            _write_json(partial, {"success_before": before.success_rate,
-                                  "reward_before": before.reward_mean,
-                                  "per_world_before": before.per_world,
+            _write_json(partial, {"success_before": before["train"].success_rate,
+                                  "reward_before": before["train"].reward_mean,
+                                  "per_world_before": before["train"].per_world,
+                                  "held_out": _held_out(before, "before"),
+                                  "split": _split_record(split, out),
                                   "sft_model": start_path})
         _barrier(world)
         summary_before = json.loads(partial.read_text())
@@ -314,7 +419,8 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
     finally:
         sink.close()
         train_envs.close()
-        eval_envs.close()
+        for envs in eval_envs.values():
+            envs.close()
     if main:
         timings["total_s"] = time.perf_counter() - t_start
         summary["timings"] = timings
@@ -324,7 +430,7 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
 
 
 def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: Any,
-            eval_envs: Any, sink: Any, kind: BackendKind, policy_name: str,
+            eval_envs: dict[str, Any], sink: Any, kind: BackendKind, policy_name: str,
             summary_before: dict[str, Any], timings: dict[str, float]) -> dict[str, Any]:
     """Save the final model, evaluate it, plot, write transcripts; returns the summary."""
     from awm_gym.manager.transcripts import write_transcripts
@@ -334,8 +440,12 @@ def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: 
     model.save_pretrained(out / "model_final", safe_serialization=True)
     tokenizer.save_pretrained(out / "model_final")
     t = time.perf_counter()
-    after = _evaluate(evaluator, eval_envs, cfg, sink, cfg.grpo.steps)
+    results = _evaluate(evaluator, eval_envs, cfg, sink, cfg.grpo.steps)
+    after = results["train"]
     timings["eval_after_s"] = time.perf_counter() - t
+    held_out = summary_before.get("held_out") or {}
+    for name, values in _held_out(results, "after").items():
+        held_out[name] = {**held_out.get(name, {}), **values}
     worlds = ", ".join(cfg.rollout.worlds) if cfg.rollout.worlds else cfg.rollout.env_id
     plot_metrics(out / "metrics.jsonl", out / "reward.png",
                  title=f"GRPO on {worlds} ({kind.value} sampling)")
@@ -344,6 +454,7 @@ def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: 
     write_transcripts(episodes, out / "transcripts", title="after GRPO (evaluation)")
     return {**summary_before, "success_after": after.success_rate,
             "reward_after": after.reward_mean, "per_world_after": after.per_world,
+            "held_out": held_out,
             "backend": kind.value, "grpo_steps": cfg.grpo.steps,
             "eval_episodes": len(after.trajectories), "run_dir": str(out)}
 
@@ -357,9 +468,3 @@ def _eval_width(episodes: int, most: int = 64) -> int:
     """
     chunks = -(-episodes // most)
     return -(-episodes // chunks)
-
-
-def _num_tasks(envs: Any) -> int:
-    from .grpo.rollout import list_tasks
-
-    return len(list_tasks(envs))

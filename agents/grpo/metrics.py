@@ -66,6 +66,12 @@ STEP_TIME_S = "time/step_s"
 LR = "optim/lr"
 EVAL_SUCCESS = "eval/success_rate"
 EVAL_REWARD = "eval/reward_mean"
+EVAL_AREAS = {"train": "eval", "val_tasks": "eval_val_tasks", "val_worlds": "eval_val_worlds"}
+"""Metric area of each evaluated subset of a split: ``eval/*`` are the training tasks (every
+task when the run has no split), ``eval_val_tasks/*`` and ``eval_val_worlds/*`` the held-out
+ones."""
+EVAL_VAL_TASKS_SUCCESS = "eval_val_tasks/success_rate"
+EVAL_VAL_WORLDS_SUCCESS = "eval_val_worlds/success_rate"
 SFT_LOSS = "sft/loss"
 SFT_EPOCH = "sft/epoch"
 
@@ -146,6 +152,10 @@ class ConsoleSink:
         parts = [f"step {step}" + (f"/{self.total_steps}" if self.total_steps else "")]
         if EVAL_SUCCESS in metrics:
             parts.append(f"eval success {metrics[EVAL_SUCCESS]:.3f}")
+        for key, label in ((EVAL_VAL_TASKS_SUCCESS, "val_tasks"),
+                           (EVAL_VAL_WORLDS_SUCCESS, "val_worlds")):
+            if key in metrics:
+                parts.append(f"{label} {metrics[key]:.3f}")
         for key, label, fmt in ((REWARD_MEAN, "reward", ".3f"), (SUCCESS_RATE, "success", ".2f"),
                                 (FRAC_ZERO_STD, "zero-std", ".2f"), (TURNS, "turns", ".1f"),
                                 ("loss/entropy", "entropy", ".3f")):
@@ -291,15 +301,21 @@ def reward_figure(rows: Sequence[Mapping[str, Any]], title: str = "GRPO") -> Any
     from matplotlib.ticker import MaxNLocator
 
     train = [r for r in rows if r.get(REWARD_MEAN) is not None]
-    evals = [r for r in rows if r.get(EVAL_SUCCESS) is not None]
     fig, ax = plt.subplots(figsize=(7, 4))
     if train:
         steps = [r["step"] for r in train]
         ax.plot(steps, [r[REWARD_MEAN] for r in train], label="rollout reward (mean)")
         ax.plot(steps, [r[SUCCESS_RATE] for r in train], label="rollout success rate")
-    if evals:
-        ax.plot([r["step"] for r in evals], [r[EVAL_SUCCESS] for r in evals], marker="D",
-                markersize=7, linestyle="none", label="evaluation success rate")
+    held_out = any(r.get(k) is not None for r in rows
+                   for k in (EVAL_VAL_TASKS_SUCCESS, EVAL_VAL_WORLDS_SUCCESS))
+    for key, marker, label in (
+            (EVAL_SUCCESS, "D", "evaluation success rate" + (" (train tasks)" if held_out else "")),
+            (EVAL_VAL_TASKS_SUCCESS, "o", "held-out success rate (val_tasks: new tasks)"),
+            (EVAL_VAL_WORLDS_SUCCESS, "s", "held-out success rate (val_worlds: new worlds)")):
+        evals = [r for r in rows if r.get(key) is not None]
+        if evals:
+            ax.plot([r["step"] for r in evals], [r[key] for r in evals], marker=marker,
+                    markersize=7, linestyle="none", label=label)
     ax.set_xlabel("GRPO step")
     ax.set_ylabel("reward (-1 .. 1) / success rate (0 .. 1)")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -314,7 +330,8 @@ def plot_metrics(jsonl_path: str | os.PathLike[str], out_png: str | os.PathLike[
                  title: str = "GRPO") -> Path:
     """Plot rollout reward and success over GRPO steps, and each evaluation as a marker at the
     step it was measured (no line between evaluations: nothing was measured in between), to a
-    PNG; labelled axes, integer step ticks."""
+    PNG; labelled axes, integer step ticks. A run with a split gets three evaluation series:
+    the training tasks, val_tasks and val_worlds."""
     import matplotlib.pyplot as plt
 
     fig = reward_figure(read_jsonl(jsonl_path), title)

@@ -107,9 +107,9 @@ class RolloutTimings:
 
 
 def list_tasks(envs: Any) -> list[tuple[str, int]]:
-    """Every ``(world, task_idx)`` the vector env can run, in world then task order."""
-    runtime = envs.runtime
-    return [(w, t) for w in runtime.worlds for t in range(len(runtime.world_set[w].tasks))]
+    """Every ``(world, task_idx)`` the vector env can run, in world then task order (made with
+    a split, only its subset's tasks)."""
+    return list(envs.runtime.tasks)
 
 
 def _infos(n: int, observations: Sequence[str], worlds: Sequence[str], tasks: Sequence[str],

@@ -26,6 +26,7 @@ from agents.chat_format import (  # noqa: E402
 )
 from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer  # noqa: E402
 from agents.policies.oracle import OraclePolicy, reference_plan  # noqa: E402
+from awm_gym.worlds.splits import load_split, split_worlds  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 from agents.policies.sampling import SamplingConfig  # noqa: E402
@@ -109,10 +110,21 @@ def test_main_job_at_toy_size(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     text, _, last = done.stdout.rstrip().rpartition("\n")
     summary = json.loads(text)
-    assert last.startswith("success before GRPO")
+    assert last.startswith("success before GRPO") and " | held-out val_tasks " in last
     assert 0.0 <= summary["success_before"] <= 1.0 and 0.0 <= summary["success_after"] <= 1.0
-    assert summary["eval_episodes"] == 10 and summary["grpo_steps"] == 2
+    # the default split (seed 0 of the built-ins) trains on 8 of spotify's 10 tasks and holds
+    # out its other 2 and every task of 2 other worlds; each is evaluated before and after
+    split = split_worlds(None, 0.2, 0.2, 0)
+    assert load_split(out / "split.json") == split
+    assert summary["eval_episodes"] == 8 and summary["grpo_steps"] == 2
+    held = summary["held_out"]
+    assert list(held) == ["val_tasks", "val_worlds"]
+    assert held["val_tasks"]["episodes"] == 2 and held["val_worlds"]["episodes"] == 20
+    assert {"success_before", "success_after"} <= set(held["val_worlds"])
+    recipe = json.loads((out / "model_sft" / "warm_start.json").read_text())
+    assert recipe["worlds"] == [["spotify", t] for t in split.train["spotify"]]  # SFT: train only
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows if "eval_val_worlds/success_rate" in r] == [0, 2]
     assert [r["step"] for r in rows if "rollout/reward_mean" in r] == [1, 2]
     for key in ("rollout/frac_zero_std_groups", "perf/env_steps_per_s", "time/generate_s",
                 "time/sync_s", "loss/entropy", "rollout/trunc_length_turns"):

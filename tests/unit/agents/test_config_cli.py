@@ -91,3 +91,22 @@ def test_a_sampler_precision_other_than_the_trainers_is_an_error_unless_allowed(
     assert allowed.model.dtype.value == "float32"
     both = train_config_from_args(_train_args("--model.dtype", "bfloat16", "--vllm.dtype", "bf16"))
     assert both.model.dtype.value == "bfloat16"
+
+
+def test_the_split_options():
+    from agents.config import SplitConfig
+
+    default = TrainConfig().split
+    assert default.is_enabled and (default.val_worlds, default.val_tasks, default.seed) == (
+        0.2, 0.2, 0)
+    off = train_config_from_args(_train_args("--split.val-worlds", "0", "--split.val-tasks", "0"))
+    assert not off.split.is_enabled
+    given = train_config_from_args(_train_args("--split.path", "s.json", "--split.val-worlds",
+                                               "0", "--split.val-tasks", "0"))
+    assert given.split.is_enabled and given.split.path == "s.json"
+    with pytest.raises(AgentConfigError, match=re.escape("SplitConfig.val_tasks=1.0")):
+        SplitConfig(val_tasks=1.0)
+    from agents.evaluate import EvalConfig
+
+    with pytest.raises(AgentConfigError, match=re.escape("val_episodes_per_task=0")):
+        EvalConfig(val_episodes_per_task=0)

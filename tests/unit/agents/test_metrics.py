@@ -103,3 +103,21 @@ def test_report_to_lists_the_choices():
 
     with pytest.raises(AgentConfigError, match="choose one of"):
         M.ReportTo.coerce("mlflow")
+
+
+def test_a_run_with_a_split_plots_three_evaluation_series_and_prints_them():
+    rows = [{"step": s, M.REWARD_MEAN: s / 10, M.SUCCESS_RATE: s / 20} for s in range(1, 5)]
+    for step, (train, val_tasks, val_worlds) in ((0, (0.3, 0.1, 0.0)), (4, (0.7, 0.2, 0.0))):
+        rows.append({"step": step, M.EVAL_SUCCESS: train, M.EVAL_VAL_TASKS_SUCCESS: val_tasks,
+                     M.EVAL_VAL_WORLDS_SUCCESS: val_worlds})
+    ax = M.reward_figure(rows).axes[0]
+    series = {line.get_label(): line for line in ax.get_lines()}
+    assert list(series)[2:] == ["evaluation success rate (train tasks)",
+                                "held-out success rate (val_tasks: new tasks)",
+                                "held-out success rate (val_worlds: new worlds)"]
+    val_tasks = series["held-out success rate (val_tasks: new tasks)"]
+    assert list(val_tasks.get_xdata()) == [0, 4] and list(val_tasks.get_ydata()) == [0.1, 0.2]
+    assert {line.get_marker() for line in list(series.values())[2:]} == {"D", "o", "s"}
+    out = io.StringIO()
+    M.ConsoleSink(out, total_steps=4).log(rows[-1], 4)
+    assert out.getvalue() == "step 4/4 | eval success 0.700 | val_tasks 0.200 | val_worlds 0.000\n"
