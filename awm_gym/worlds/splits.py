@@ -45,7 +45,7 @@ import math
 import os
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -435,8 +435,10 @@ def split_worlds(path: str | os.PathLike[str] | WorldSet | None = None, val_worl
         train[world] = tuple(t for t in range(n) if t not in out)
         if out:
             val_t[world] = tuple(sorted(out))
-    return Split(world_set_hash(world_set), seed, float(val_worlds), float(val_tasks),
-                 train, val_t, val_w, world_set_name=os.path.basename(world_set.root))
+    split = Split(world_set_hash(world_set), seed, float(val_worlds), float(val_tasks),
+                  train, val_t, val_w, world_set_name=os.path.basename(world_set.root))
+    logger.info("split of %s: %r", world_set.root, split)
+    return split
 
 
 def load_split(path: str | os.PathLike[str], world_set: WorldSet | str | os.PathLike[str] | None
