@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from awm_gym.atomic_io import write_text_atomic
-from awm_gym.worlds.splits import Split, Subset
+from awm_gym.envs.registration import get_world_set
+from awm_gym.worlds.splits import Split, Subset, load_split, split_worlds
 
 from .config import TrainConfig, config_to_dict
 from .evaluate import EvalResult, evaluate_policy
@@ -91,10 +92,6 @@ def make_split(cfg: TrainConfig) -> Split | None:
     if not cfg.split.is_enabled:
         return None
     import gymnasium as gym
-
-    import awm_gym  # noqa: F401 - registers the built-in worlds
-    from awm_gym.envs.registration import get_world_set
-    from awm_gym.worlds.splits import load_split, split_worlds
 
     path = cfg.rollout.world_set
     if path is None:  # the env id's own world set (None: the built-ins)
