@@ -28,14 +28,17 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
 from collections.abc import Callable
 from typing import Any
 
-import ray
-from ray.exceptions import GetTimeoutError, RayActorError
+try:
+    import ray
+except ImportError:  # the optional extra; EnvConfig(backend="ray") says how to install it
+    ray = None
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.shard_worker import ShardWorker
@@ -48,13 +51,15 @@ __all__ = ["RayShard", "connect"]
 def connect(address: str | None) -> None:
     """Connect this process to the Ray cluster at ``address`` unless it is connected already
     (None: start a local one)."""
+    if ray is None:
+        raise ImportError('backend="ray" needs the ray package: pip install "awm-gym[ray]".')
     if not ray.is_initialized():
         ray.init(address=address)
 
 
 def _ray_write_paths() -> tuple[str, ...]:
     """Ray's temporary directory on this node (session logs, sockets, spill files)."""
-    node = getattr(ray._private.worker.global_worker, "node", None)  # noqa: SLF001 - no public API
+    node = getattr(ray._private.worker.global_worker, "node", None)  # no public API names it
     temp = node.get_temp_dir_path() if node is not None else "/tmp/ray"
     return (os.path.realpath(temp),)
 
@@ -77,7 +82,9 @@ class _ShardActor:
         self.worker.close()
 
 
-_RemoteShardActor = ray.remote(_ShardActor)
+@functools.cache
+def _remote_actor_class() -> Any:
+    return ray.remote(_ShardActor)
 
 
 class RayShard:
@@ -104,8 +111,8 @@ class RayShard:
 
     def start(self) -> None:
         # one CPU each, spread over the nodes; no Ray restarts: recovery is ShardedRuntime's
-        self.actor = _RemoteShardActor.options(num_cpus=1, max_restarts=0,
-                                               scheduling_strategy="SPREAD").remote()
+        self.actor = _remote_actor_class().options(num_cpus=1, max_restarts=0,
+                                                   scheduling_strategy="SPREAD").remote()
         self.request(("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
@@ -137,9 +144,9 @@ class RayShard:
         timeout_s = max(deadline - time.monotonic(), self._budget_s, 0.0)
         try:
             status, payload = ray.get(ref, timeout=timeout_s)
-        except GetTimeoutError as e:
+        except ray.exceptions.GetTimeoutError as e:
             raise TimeoutError(f"{self!r}: no reply within {timeout_s:.0f} s") from e
-        except RayActorError as e:
+        except ray.exceptions.RayActorError as e:
             raise EOFError(f"{self!r}: the actor died ({type(e).__name__})") from e
         if status == "error":
             raise payload
@@ -158,6 +165,6 @@ class RayShard:
             return
         try:
             ray.get(self.actor.close.remote(), timeout=10)
-        except (GetTimeoutError, RayActorError):
+        except (ray.exceptions.GetTimeoutError, ray.exceptions.RayActorError):
             pass
         self.kill()

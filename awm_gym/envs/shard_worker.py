@@ -27,12 +27,13 @@ from awm_gym.errors import EnvUsageError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
 
-__all__ = ["ShardWorker"]
+__all__ = ["ShardWorker", "receive_message", "send_message"]
 
 _HEADER = struct.Struct("!Q")
 
 
-def _send(stream: BinaryIO, message: Any) -> None:
+def send_message(stream: BinaryIO, message: Any) -> None:
+    """Write ``message`` to ``stream`` as a length-prefixed pickle."""
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
@@ -50,7 +51,8 @@ def _read_exactly(stream: BinaryIO, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _recv(stream: BinaryIO) -> Any:
+def receive_message(stream: BinaryIO) -> Any:
+    """The next message of ``stream`` (``EOFError`` when the other side closed it)."""
     (size,) = _HEADER.unpack(_read_exactly(stream, _HEADER.size))
     return pickle.loads(_read_exactly(stream, size))
 
@@ -161,16 +163,16 @@ def _serve() -> None:
     worker = ShardWorker()
 
     def report(pos: int) -> None:
-        _send(stdout, ("progress", pos))
+        send_message(stdout, ("progress", pos))
 
     while True:
         try:
-            message = _recv(stdin)
+            message = receive_message(stdin)
         except EOFError:
             break
         if message[0] == "close":
             break
-        _send(stdout, worker.handle(message, report))
+        send_message(stdout, worker.handle(message, report))
     worker.close()
 
 

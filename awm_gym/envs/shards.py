@@ -19,10 +19,10 @@ end truncated with ``info["worker_error"]``.
 The worker side is one class, :class:`~awm_gym.envs.shard_worker.ShardWorker`, and the parent
 talks to a shard through the :class:`Shard` protocol, so the same code runs a shard in a local
 process (:class:`_Shard`, over pipes) or in a Ray actor anywhere in a cluster
-(:mod:`awm_gym.envs.ray_shards`, ``backend="ray"``). A shard that cannot name the instance running when it died (a Ray actor
-reports no progress) loses its stepped episodes instead: they end truncated with
-``info["worker_error"]``, its other live instances get the same outcome when next stepped, and
-each needs a fresh reset.
+(:mod:`awm_gym.envs.ray_shards`, ``backend="ray"``). A shard that cannot name the instance
+running when it died (a Ray actor reports no progress) loses its stepped episodes instead: they
+end truncated with ``info["worker_error"]``, its other live instances get the same outcome when
+next stepped, and each needs a fresh reset.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ from typing import Any, Protocol
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.shard_worker import _recv, _send
+from awm_gym.envs.shard_worker import receive_message, send_message
 from awm_gym.errors import EnvUsageError, WorldSkippedWarning
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ShardedRuntime", "Shard", "ShardFactory", "WORKER_ERROR"]
+__all__ = ["WORKER_ERROR", "Shard", "ShardFactory", "ShardedRuntime"]
 
 WORKER_ERROR = "worker_error"
 
@@ -111,7 +111,7 @@ class _Shard:
         self.proc = subprocess.Popen([sys.executable, "-m", "awm_gym.envs.shard_worker"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                      bufsize=0)
-        _send(self.proc.stdin, ("init", *self.spec, len(self.indices)))
+        send_message(self.proc.stdin, ("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
         if self.proc is not None:
@@ -131,7 +131,7 @@ class _Shard:
         return self.reply(time.monotonic() + 600)
 
     def request(self, message: Any) -> None:
-        _send(self.proc.stdin, message)
+        send_message(self.proc.stdin, message)
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
         """The worker's answer; ``("progress", pos)`` messages before it reset the deadline to
@@ -145,7 +145,7 @@ class _Shard:
                 raise TimeoutError("worker reply deadline passed")
             ready, _, _ = select.select([stdout], [], [], remaining)
             if ready:
-                status, payload = _recv(stdout)
+                status, payload = receive_message(stdout)
                 if status == "progress":
                     if on_progress is not None:
                         deadline = on_progress(payload)
@@ -161,7 +161,7 @@ class _Shard:
     def close(self) -> None:
         if self.proc is not None:
             try:
-                _send(self.proc.stdin, ("close",))
+                send_message(self.proc.stdin, ("close",))
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 pass
@@ -169,7 +169,8 @@ class _Shard:
 
 
 def _ray_shards(config: EnvConfig) -> ShardFactory:
-    from awm_gym.envs import ray_shards  # the optional ray extra: imported only when asked for
+    # the optional ray extra: imported only when asked for
+    from awm_gym.envs import ray_shards
 
     ray_shards.connect(config.ray_address)
     return ray_shards.RayShard

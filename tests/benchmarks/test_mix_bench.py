@@ -14,7 +14,7 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
-from bench_support import LIST_TOOLS_ACTION, N, NO_TRUNCATION, SHARDS, tool_action
+from bench_support import LIST_TOOLS_ACTION, NO_TRUNCATION, SHARDS, N, tool_action
 
 import awm_gym  # noqa: F401 - registers AWM/mix-v0
 

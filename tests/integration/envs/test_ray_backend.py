@@ -66,7 +66,7 @@ def _run(envs: AWMVectorEnv) -> list[Any]:
 
 
 def test_ray_actors_match_in_process(ray_cluster: None, tiny_path: str) -> None:
-    kwargs = dict(world_set=tiny_path, worlds=["notes_app"], verifier_workers=1)
+    kwargs = {"world_set": tiny_path, "worlds": ["notes_app"], "verifier_workers": 1}
     local = AWMVectorEnv(num_envs=4, num_workers=0, isolation="none", **kwargs)
     try:
         expected = _run(local)
@@ -83,7 +83,7 @@ def test_ray_actors_match_in_process(ray_cluster: None, tiny_path: str) -> None:
         envs.close()
     assert got == expected
     # the run holds what the test means to compare: a DB write, then its verified reward
-    reset, step1, step2, databases, step3 = expected
+    _, _, step2, databases, step3 = expected
     assert step2[4]["tool"][0] == "create_note"
     assert any("Call the plumber" in row for row in databases[0])
     assert step3[1][0] == 1.0 and step3[4]["verifier_label"][0] == "complete"
@@ -96,7 +96,7 @@ def test_tool_timeouts_work_inside_an_actor(ray_cluster: None, tiny_path: str) -
                         backend="ray", isolation="none", tool_timeout_s=1.0)
     try:
         envs.reset(seed=0)
-        obs, _, terminated, truncated, info = envs.step([_call("hang"),
+        _, _, terminated, truncated, info = envs.step([_call("hang"),
                                                          _call("get_item_v2", {"item_id": 1})])
         assert info["tool_outcome"].tolist() == ["timeout", "ok"]
         assert not terminated.any() and not truncated.any() and "_worker_error" not in info
@@ -114,7 +114,7 @@ def test_a_killed_actor_costs_only_its_own_instances(ray_cluster: None, tiny_pat
         dead = envs.runtime._shards[0]
         old_pid = dead.pid()
         os.kill(old_pid, signal.SIGKILL)
-        obs, reward, terminated, truncated, info = envs.step([read, None, read, read])
+        obs, _, _, truncated, info = envs.step([read, None, read, read])
         assert truncated.tolist() == [True, False, False, False]
         assert info["worker_error"][0] == "died" and info["_worker_error"].tolist() == [
             True, False, False, False]
@@ -168,8 +168,8 @@ def test_world_and_grpo_rollouts_take_the_ray_backend(ray_cluster: None) -> None
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"backend": "cluster"}, "EnvConfig.backend='cluster': choose one of 'local', 'ray'."),
     ({"ray_address": "auto"}, "EnvConfig.ray_address='auto' is only read with backend='ray'"),
-    ({"backend": "ray"}, "EnvConfig.backend='ray' with num_workers=0: each shard is a Ray "
-                         "actor, so set num_workers >= 1"),
+    ({"backend": "ray"}, ("EnvConfig.backend='ray' with num_workers=0: each shard is a Ray "
+                          "actor, so set num_workers >= 1")),
 ])
 def test_backend_config_errors_name_the_field_and_the_fix(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
