@@ -78,7 +78,9 @@ def test_ray_actors_match_in_process(ray_cluster: None, tiny_path: str) -> None:
                                                            "RayShard(instances 2-3)"]
         got = _run(envs)
         assert envs.runtime.containment is not None
-        assert "as=" not in envs.runtime.containment["active"]["rlimits"]  # Ray maps its store
+        active = envs.runtime.containment["active"]
+        assert "as=" not in active["rlimits"]  # Ray maps its object store into the actor
+        assert active.get("seccomp", "processes") == "processes"  # Ray's gRPC needs TCP
     finally:
         envs.close()
     assert got == expected
