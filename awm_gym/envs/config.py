@@ -60,8 +60,9 @@ class EnvConfig:
     ``pip install "awm-gym[ray]"``; see docs/runtime.md, 'Ray')."""
     ray_address: str | None = None
     """The Ray cluster for ``backend='ray'`` (``"auto"``, ``"ray://head:10001"``,
-    ``"head:6379"``). None: the cluster this process is already connected to, else a new local
-    one (``ray.init()``)."""
+    ``"head:6379"``), joined with ``ray.init(address=...)`` when this process is not connected
+    to Ray yet; a process already connected (your own ``ray.init``) keeps its cluster. None: the
+    connected cluster, else a new local one."""
     isolation: str = "auto"
     """Where world code runs: 'process' (tool handlers in contained worker processes: see
     docs/runtime.md, 'Untrusted code'), 'none' (in the caller's process, the fast path for

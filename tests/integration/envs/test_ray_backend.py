@@ -139,6 +139,28 @@ def test_a_killed_actor_costs_only_its_own_instances(ray_cluster: None, tiny_pat
         envs.close()
 
 
+def test_a_hung_actor_is_replaced_after_its_batch_budget(ray_cluster: None,
+                                                        tmp_path: Any) -> None:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fixtures"))
+    from make_hostile_world import write_hostile_world
+
+    root = write_hostile_world(tmp_path)
+    # budget of a 1-action batch: (1 + 5) s + 2 x 1 s verification + 10 s
+    envs = AWMVectorEnv(num_envs=2, world_set=str(root), num_workers=2, backend="ray",
+                        tool_timeout_s=1.0, verifier_timeout_s=1.0)
+    try:
+        envs.reset(seed=0)
+        hang, count = _call("hang"), _call("count_notes")  # hang ignores SIGALRM and spins
+        obs, _, _, truncated, info = envs.step([hang, count])
+        assert truncated.tolist() == [True, False]
+        assert info["worker_error"][0] == "timed out" and json.loads(obs[1])["result"].isdigit()
+        envs.reset(seed=0, options={"reset_mask": np.array([True, False])})
+        obs, _, _, truncated, _ = envs.step([count, count])  # the new actor serves instance 0
+        assert json.loads(obs[0])["result"].isdigit() and not truncated.any()
+    finally:
+        envs.close()
+
+
 def test_world_and_grpo_rollouts_take_the_ray_backend(ray_cluster: None) -> None:
     from agents.config import TrainConfig
     from agents.grpo.config import RolloutConfig
