@@ -54,6 +54,7 @@ def connect(address: str | None) -> None:
     if ray is None:
         raise ImportError('backend="ray" needs the ray package: pip install "awm-gym[ray]".')
     if not ray.is_initialized():
+        logger.info("joining the Ray cluster at %s", address or "a new local cluster")
         ray.init(address=address)
 
 
