@@ -70,13 +70,10 @@ def make_envs(cfg: TrainConfig, num_envs: int, split: Split | None = None,
 
     import awm_gym  # noqa: F401 - registers the built-in worlds
 
-    kwargs: dict[str, Any] = {"max_episode_steps": cfg.rollout.max_turns}
+    kwargs: dict[str, Any] = {"max_episode_steps": cfg.rollout.max_turns,
+                              **cfg.rollout.env_kwargs}
     if worlds is not None:
         kwargs["worlds"] = list(worlds)
-    elif cfg.rollout.worlds is not None:
-        kwargs["worlds"] = list(cfg.rollout.worlds)
-    if cfg.rollout.world_set is not None:
-        kwargs["world_set"] = cfg.rollout.world_set
     if split is not None:
         kwargs.update(split=split, subset=subset)
     return gym.make_vec(cfg.rollout.env_id, num_envs=num_envs, **kwargs)
@@ -138,13 +135,8 @@ def record_oracle(cfg: TrainConfig, tasks: list[tuple[str, int]], out: Path) -> 
     k = cfg.sft.oracle_episodes_per_task
     worlds = [w for w, _ in tasks for _ in range(k)]
     task_idx = [t for _, t in tasks for _ in range(k)]
-    kwargs: dict[str, Any] = {}
-    if cfg.rollout.worlds is not None:
-        kwargs["worlds"] = list(cfg.rollout.worlds)
-    if cfg.rollout.world_set is not None:
-        kwargs["world_set"] = cfg.rollout.world_set
     world = World(cfg.rollout.env_id, num_envs=min(32, len(worlds)), seed=cfg.run.seed,
-                  max_episode_steps=cfg.rollout.max_turns, verbose=0, **kwargs)
+                  max_episode_steps=cfg.rollout.max_turns, verbose=0, **cfg.rollout.env_kwargs)
     try:
         world.set_policy(OraclePolicy())
         return world.record_dataset("oracle", episodes=len(worlds), seed=cfg.run.seed,

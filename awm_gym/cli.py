@@ -191,6 +191,8 @@ def _make_world(run: RunOptions, env: str) -> object:
         kwargs["split"] = run.split
     if run.subset:
         kwargs["subset"] = run.subset
+    if run.backend != "local" or run.ray_address is not None:
+        kwargs.update(backend=run.backend, ray_address=run.ray_address)  # EnvConfig checks them
     policy = load_policy(run.policy, run.policy_arg)
     world = World(env, num_envs=run.num_envs, seed=run.seed, max_episode_steps=run.max_steps,
                   verbose=0 if run.quiet else 1, **kwargs)

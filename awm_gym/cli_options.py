@@ -109,6 +109,11 @@ class RunOptions:
     """Instances run at once."""
     num_workers: int = 0
     """Worker processes (0: run in this process)."""
+    backend: str = "local"
+    """Where the workers run: local (processes here) | ray (Ray actors; see docs/runtime.md,
+    'Ray')."""
+    ray_address: str | None = None
+    """The Ray cluster for --backend ray (None: a new local one)."""
     max_steps: int = 30
     """Turns per episode."""
     seed: int = 0

@@ -83,9 +83,26 @@ class RolloutConfig:
     """Sampling engine: auto | hf | vllm."""
     hf_batch_size: int = 64
     """Most prompts per transformers ``generate`` call."""
+    num_workers: int = 0
+    """Shards the rollout env's instances run in (the env's ``num_workers``; 0: in this
+    process)."""
+    env_backend: str = "local"
+    """Where those shards run: local (processes here) | ray (Ray actors in the cluster at
+    ``ray_address``; the env's ``backend``, see docs/runtime.md, 'Ray')."""
+    ray_address: str | None = None
+    """The Ray cluster for ``env_backend=ray`` (None: the connected one, else a new local one)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "backend", BackendKind.coerce(self.backend))
+        if self.env_backend not in ("local", "ray"):
+            raise AgentConfigError(f"RolloutConfig.env_backend={self.env_backend!r}: choose one "
+                                   "of 'local', 'ray'.")
+        if self.env_backend == "ray" and self.num_workers < 1:
+            raise AgentConfigError("RolloutConfig.env_backend='ray' with num_workers="
+                                   f"{self.num_workers}: each shard is a Ray actor; set "
+                                   "num_workers >= 1.")
+        if self.num_workers < 0:
+            raise AgentConfigError(f"RolloutConfig.num_workers={self.num_workers}: use >= 0.")
         if self.worlds is not None:
             object.__setattr__(self, "worlds", tuple(self.worlds))
         if self.group_size < 2:
@@ -97,6 +114,20 @@ class RolloutConfig:
                                    "use >= 1.")
         if self.max_turns < 1:
             raise AgentConfigError(f"RolloutConfig.max_turns={self.max_turns}: use >= 1.")
+
+    @property
+    def env_kwargs(self) -> dict[str, object]:
+        """The vector env's keyword arguments for worlds and shards (``gym.make_vec(...)``)."""
+        kwargs: dict[str, object] = {}
+        if self.worlds is not None:
+            kwargs["worlds"] = list(self.worlds)
+        if self.world_set is not None:
+            kwargs["world_set"] = self.world_set
+        if self.num_workers:
+            kwargs.update(num_workers=self.num_workers, backend=self.env_backend)
+        if self.ray_address is not None:
+            kwargs["ray_address"] = self.ray_address
+        return kwargs
 
     @property
     def episodes_per_step(self) -> int:

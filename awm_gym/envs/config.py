@@ -30,6 +30,7 @@ from awm_gym.worlds.clock import parse_instant
 __all__ = ["EnvConfig"]
 
 _ISOLATION = ("auto", "process", "none")
+_BACKENDS = ("local", "ray")
 _UNKNOWN_TOOL_MODES = ("observe", "format_error")
 
 
@@ -53,6 +54,15 @@ class EnvConfig:
     """Worker processes to shard instances over (vector env only). 0 runs everything in the
     caller's process, the fastest for well-behaved worlds; k >= 1 isolates crashes and lets
     instances use k cores (see docs/benchmarks.md)."""
+    backend: Literal["local", "ray"] = "local"
+    """Where the ``num_workers`` shards run: 'local' (processes on this machine) or 'ray' (one
+    Ray actor per shard, placed anywhere in the Ray cluster at ``ray_address``; needs
+    ``pip install "awm-gym[ray]"``; see docs/runtime.md, 'Ray')."""
+    ray_address: str | None = None
+    """The Ray cluster for ``backend='ray'`` (``"auto"``, ``"ray://head:10001"``,
+    ``"head:6379"``), joined with ``ray.init(address=...)`` when this process is not connected
+    to Ray yet; a process already connected (your own ``ray.init``) keeps its cluster. None: the
+    connected cluster, else a new local one."""
     isolation: str = "auto"
     """Where world code runs: 'process' (tool handlers in contained worker processes: see
     docs/runtime.md, 'Untrusted code'), 'none' (in the caller's process, the fast path for
@@ -109,6 +119,7 @@ class EnvConfig:
         if self.isolation not in _ISOLATION:
             raise ValueError(f"EnvConfig.isolation={self.isolation!r}: choose one of "
                              f"{', '.join(map(repr, _ISOLATION))}.")
+        self._check_backend()
         if self.worker_memory_mb is not None and self.worker_memory_mb < 256:
             raise ValueError(f"EnvConfig.worker_memory_mb={self.worker_memory_mb}: must be >= 256 "
                              "(MB), or None for no limit.")
@@ -139,6 +150,26 @@ class EnvConfig:
             if "judge" in self.rubric.requires and self.judge is None:
                 raise ValueError("EnvConfig.rubric uses the LLM judge but EnvConfig.judge is None;"
                                  " pass judge=JudgeConfig(base_url=..., model=...).")
+
+    def _check_backend(self) -> None:
+        if self.backend not in _BACKENDS:
+            raise ValueError(f"EnvConfig.backend={self.backend!r}: choose one of "
+                             f"{', '.join(map(repr, _BACKENDS))}.")
+        if self.backend == "local":
+            if self.ray_address is not None:
+                raise ValueError(f"EnvConfig.ray_address={self.ray_address!r} is only read with "
+                                 "backend='ray'; pass backend='ray' (and num_workers >= 1) or "
+                                 "drop ray_address.")
+            return
+        if self.num_workers < 1:
+            raise ValueError(f"EnvConfig.backend='ray' with num_workers={self.num_workers}: each "
+                             "shard is a Ray actor, so set num_workers >= 1 (e.g. one per node "
+                             "or core).")
+        try:
+            import ray  # noqa: F401 - only checks that the optional extra is there
+        except ImportError as e:
+            raise ValueError("EnvConfig.backend='ray' needs the ray package, which is not "
+                             'installed: pip install "awm-gym[ray]".') from e
 
     def is_contained(self, world_set_root: str, builtin_root: str) -> bool:
         """Whether world code of the set at ``world_set_root`` runs in contained workers."""

@@ -1,8 +1,8 @@
 """Shard instances over worker processes: one crashing or hanging world cannot take the env down.
 
 ``num_workers=k`` splits the instances into k contiguous shards; each shard lives in its own
-Python process (started with ``python -m awm_gym.envs.shards``, so the caller's ``__main__`` is
-never re-imported) that loads its worlds once and runs a
+Python process (started with ``python -m awm_gym.envs.shard_worker``, so the caller's
+``__main__`` is never re-imported) that loads its worlds once and runs a
 :class:`~awm_gym.envs.runtime.WorldRuntime`. A step sends every shard its part at once and
 collects the replies, so shards run in parallel. A *contained* shard (``isolation="process"``)
 also applies :mod:`awm_gym.containment` before it executes any world code.
@@ -15,70 +15,91 @@ so far (resets are seeded and the clock is deterministic, so the replay is exact
 is run again without the culprit, which gets an error observation naming the cause and goes on
 from its state before that action. Only when a replay fails too do the shard's stepped instances
 end truncated with ``info["worker_error"]``.
+
+The worker side is one class, :class:`~awm_gym.envs.shard_worker.ShardWorker`, and the parent
+talks to a shard through the :class:`Shard` protocol, so the same code runs a shard in a local
+process (:class:`_Shard`, over pipes) or in a Ray actor anywhere in a cluster
+(:mod:`awm_gym.envs.ray_shards`, ``backend="ray"``). A shard that cannot name the instance
+running when it died (a Ray actor reports no progress) loses its stepped episodes instead: they
+end truncated with ``info["worker_error"]``, its other live instances get the same outcome when
+next stepped, and each needs a fresh reset.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
-import pickle
 import sqlite3
-import struct
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 
-from awm_gym import containment
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime, probe_world
+from awm_gym.envs.shard_worker import receive_message, send_message
 from awm_gym.envs.selection import tasks_of
-from awm_gym.errors import EnvUsageError, WorldLoadError, WorldSkippedWarning
-from awm_gym.scoring.verifier_pool import VerifierPool
-from awm_gym.worlds.template_db import default_cache_dir
+from awm_gym.errors import EnvUsageError, WorldSkippedWarning
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ShardedRuntime"]
+__all__ = ["WORKER_ERROR", "Shard", "ShardFactory", "ShardedRuntime"]
 
 WORKER_ERROR = "worker_error"
-_HEADER = struct.Struct("!Q")
 
 
-def _send(stream: BinaryIO, message: Any) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(data)) + data)
-    stream.flush()
+class Shard(Protocol):
+    """The parent's handle on one shard: a worker that owns the instances ``indices``.
+
+    ``spec`` is ``(world set root, worlds, config, contained, tasks)``; :meth:`start` sends the worker
+    ``("init", *spec, len(indices))`` and its reply is read like any other.
+    """
+
+    indices: range
+    names_culprit: bool
+    """Whether the shard reports which instance it is stepping, so a death names the culprit
+    (then the others are rebuilt by replay); without it a death loses the shard's episodes."""
+
+    def start(self) -> None:
+        """Start the worker and send it the init request."""
+        ...
+
+    def restart(self) -> Any:
+        """Kill and start the worker again; returns its init reply."""
+        ...
+
+    def request(self, message: Any) -> None:
+        """Send one request (its reply is read with :meth:`reply`)."""
+        ...
+
+    def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
+        """The reply to the last request; raises ``EOFError`` or ``OSError`` when the worker
+        died, ``TimeoutError`` past ``deadline`` (``time.monotonic()``), or the worker's own
+        exception."""
+        ...
+
+    def call(self, message: Any, timeout_s: float = 120.0) -> Any:
+        """:meth:`request`, then :meth:`reply`."""
+        ...
+
+    def close(self) -> None:
+        """Ask the worker to finish, then end it. Safe to call twice."""
+        ...
 
 
-def _read_exactly(stream: BinaryIO, size: int) -> bytes:
-    """``size`` bytes from ``stream`` (an unbuffered pipe may return fewer per read)."""
-    chunks, left = [], size
-    while left:
-        chunk = stream.read(left)
-        if not chunk:
-            raise EOFError("worker pipe closed")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def _recv(stream: BinaryIO) -> Any:
-    (size,) = _HEADER.unpack(_read_exactly(stream, _HEADER.size))
-    return pickle.loads(_read_exactly(stream, size))
+ShardFactory = Callable[[tuple[Any, ...], range], Shard]
+"""Builds a started shard from ``(spec, indices)``."""
 
 
 class _Shard:
-    """One worker process and the global instance indices it owns."""
+    """One local worker process and the global instance indices it owns."""
+
+    names_culprit = True
 
     def __init__(self, spec: tuple[Any, ...], indices: range) -> None:
         self.spec, self.indices = spec, indices
@@ -88,10 +109,10 @@ class _Shard:
     def start(self) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         # unbuffered: select() must see every message, none may hide in a read-ahead buffer
-        self.proc = subprocess.Popen([sys.executable, "-m", "awm_gym.envs.shards"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "awm_gym.envs.shard_worker"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                      bufsize=0)
-        _send(self.proc.stdin, ("init", *self.spec, len(self.indices)))
+        send_message(self.proc.stdin, ("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
         if self.proc is not None:
@@ -111,7 +132,7 @@ class _Shard:
         return self.reply(time.monotonic() + 600)
 
     def request(self, message: Any) -> None:
-        _send(self.proc.stdin, message)
+        send_message(self.proc.stdin, message)
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
         """The worker's answer; ``("progress", pos)`` messages before it reset the deadline to
@@ -125,7 +146,7 @@ class _Shard:
                 raise TimeoutError("worker reply deadline passed")
             ready, _, _ = select.select([stdout], [], [], remaining)
             if ready:
-                status, payload = _recv(stdout)
+                status, payload = receive_message(stdout)
                 if status == "progress":
                     if on_progress is not None:
                         deadline = on_progress(payload)
@@ -138,6 +159,30 @@ class _Shard:
         self.request(message)
         return self.reply(time.monotonic() + timeout_s)
 
+    def close(self) -> None:
+        if self.proc is not None:
+            try:
+                send_message(self.proc.stdin, ("close",))
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired, ValueError):
+                pass
+            self.kill()
+
+
+def _ray_shards(config: EnvConfig) -> ShardFactory:
+    # the optional ray extra: imported only when asked for
+    from awm_gym.envs import ray_shards
+
+    ray_shards.connect(config.ray_address)
+    return ray_shards.RayShard
+
+
+_SHARD_BACKENDS: dict[str, Callable[[EnvConfig], ShardFactory]] = {
+    "local": lambda config: _Shard,
+    "ray": _ray_shards,
+}
+"""``EnvConfig.backend`` -> a function of the config that returns the shard factory."""
+
 
 @dataclass
 class _Episode:
@@ -148,6 +193,7 @@ class _Episode:
     seed: int | None = None
     turns: list[Any] = field(default_factory=list)  # actions; None marks a turn a crash lost
     done: bool = True
+    lost: str = ""  # why its worker lost it (it then waits for a reset)
 
 
 class _Progress:
@@ -168,20 +214,26 @@ class _Progress:
 
 
 class ShardedRuntime:
-    """The :class:`~awm_gym.envs.protocol.Runtime` over ``num_workers`` processes.
+    """The :class:`~awm_gym.envs.protocol.Runtime` over ``num_workers`` processes or Ray actors.
 
     Args:
         world_set, worlds, num_instances, config: as for :class:`WorldRuntime`.
         num_workers: worker processes (at most one per instance).
         contained: apply :mod:`awm_gym.containment` in each worker before world code runs.
         tasks: as for :class:`WorldRuntime` (the task indices resets may use per world).
+        shard_factory: builds one shard from ``(spec, indices)``; None picks it from
+            ``config.backend`` (local processes, or Ray actors:
+            :class:`~awm_gym.envs.ray_shards.RayShard`).
     """
 
     def __init__(self, world_set: WorldSet, worlds: Sequence[str], num_instances: int,
                  config: EnvConfig, num_workers: int, *, contained: bool = False,
-                 tasks: Mapping[str, Sequence[int]] | None = None) -> None:
+                 tasks: Mapping[str, Sequence[int]] | None = None,
+                 shard_factory: ShardFactory | None = None) -> None:
         if num_workers < 1:
             raise EnvUsageError(f"num_workers={num_workers}: must be >= 1 (0 means in-process).")
+        if shard_factory is None:
+            shard_factory = _SHARD_BACKENDS[config.backend](config)
         num_workers = min(num_workers, num_instances)
         self.world_set, self.worlds, self.config = world_set, tuple(worlds), config
         self.num_instances = num_instances
@@ -190,7 +242,8 @@ class ShardedRuntime:
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
         spec = (world_set.root, list(self.worlds), shard_config, contained, allowed)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
-        self._shards = [_Shard(spec, range(bounds[k], bounds[k + 1])) for k in range(num_workers)]
+        self._shards = [shard_factory(spec, range(bounds[k], bounds[k + 1]))
+                        for k in range(num_workers)]
         self._owner = [(s, i - s.indices.start) for s in self._shards for i in s.indices]
         self._episodes = [_Episode() for _ in range(num_instances)]
         self._tools_text: dict[str, str] = {}
@@ -209,8 +262,8 @@ class ShardedRuntime:
                 f"num_workers={len(self._shards)})")
 
     def _scatter(self, indices: Sequence[int], *columns: Sequence[Any]
-                 ) -> dict[_Shard, tuple[list[int], list[int], list[list[Any]]]]:
-        plan: dict[_Shard, tuple[list[int], list[int], list[list[Any]]]] = {}
+                 ) -> dict[Shard, tuple[list[int], list[int], list[list[Any]]]]:
+        plan: dict[Shard, tuple[list[int], list[int], list[list[Any]]]] = {}
         for pos, i in enumerate(indices):
             shard, local = self._owner[i]
             entry = plan.setdefault(shard, ([], [], [[] for _ in columns]))
@@ -243,11 +296,18 @@ class ShardedRuntime:
         return out
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepOutcome]:
-        plan = self._scatter(indices, actions)
+        out: list[Any] = [None] * len(indices)
+        sent = []  # positions of instances whose worker still holds their episode
+        for pos, i in enumerate(indices):
+            if self._episodes[i].lost:
+                out[pos] = self._lost_outcome(i, self._episodes[i].lost)
+            else:
+                sent.append(pos)
+        plan = self._scatter([indices[p] for p in sent], [actions[p] for p in sent])
         for shard, (_, local, cols) in plan.items():
             shard.request(("step", local, *cols))
-        out: list[Any] = [None] * len(indices)
         for shard, (positions, local, cols) in plan.items():
+            positions = [sent[p] for p in positions]
             progress = _Progress(self.config)
             try:
                 results = shard.reply(progress.deadline_for(0), progress)
@@ -255,8 +315,9 @@ class ShardedRuntime:
                 reason = "timed out" if isinstance(e, TimeoutError) else "died"
                 logger.warning("worker for instances %d-%d %s (%s); restarting it",
                                shard.indices.start, shard.indices.stop - 1, reason, e)
+                culprit = progress.running if shard.names_culprit else None
                 results = self._recover(shard, [indices[p] for p in positions], local, cols[0],
-                                        progress.running, reason)
+                                        culprit, reason)
             for pos, result in zip(positions, results, strict=True):
                 out[pos] = result
                 episode = self._episodes[indices[pos]]
@@ -267,7 +328,7 @@ class ShardedRuntime:
         return out
 
     # -- recovery -----------------------------------------------------------------------------
-    def _recover(self, shard: _Shard, instances: list[int], local: list[int],
+    def _recover(self, shard: Shard, instances: list[int], local: list[int],
                  actions: list[Any], culprit: int | None, reason: str) -> list[StepOutcome]:
         """Restart ``shard``, rebuild its live instances, and rerun the batch without the
         instance that was running when the worker died (``culprit``, a position in the batch
@@ -318,7 +379,7 @@ class ShardedRuntime:
         return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0, False,
                            truncated, info)
 
-    def _restart_and_replay(self, shard: _Shard) -> None:
+    def _restart_and_replay(self, shard: Shard) -> None:
         """Restart ``shard`` and replay every live episode of its instances (seeded resets,
         then their actions turn by turn; lost turns are counted again)."""
         shard.restart()
@@ -338,16 +399,25 @@ class ShardedRuntime:
             if lost:
                 shard.call(("lost_turn", lost))
 
-    def _lose_all(self, shard: _Shard, instances: list[int], reason: str) -> list[StepOutcome]:
-        """The fallback: the stepped instances end truncated with ``worker_error``."""
+    def _lose_all(self, shard: Shard, instances: list[int], reason: str) -> list[StepOutcome]:
+        """The fallback: the stepped instances end truncated with ``worker_error``; the shard's
+        other live episodes are lost too and get that outcome when next stepped."""
+        stepped = set(instances)
         for i in shard.indices:
-            self._episodes[i].done = True
+            episode = self._episodes[i]
+            if not episode.done and i not in stepped:
+                episode.lost = reason
+            episode.done = True
         shard.restart()
-        return [StepOutcome(
+        return [self._lost_outcome(i, reason) for i in instances]
+
+    def _lost_outcome(self, i: int, reason: str) -> StepOutcome:
+        episode = self._episodes[i]
+        episode.lost = ""  # reported once; the caller must reset the instance now
+        return StepOutcome(
             f"Error: the worker process running this instance {reason}; the episode cannot "
             "continue.", self.config.rewards.unscored, False, True,
-            {K.WORLD: self._episodes[i].world, WORKER_ERROR: reason, K.REWARD_VALID: False})
-            for i in instances]
+            {K.WORLD: episode.world, WORKER_ERROR: reason, K.REWARD_VALID: False})
 
     # -- the rest of the Runtime protocol -------------------------------------------------------
     def tools_text(self, world: str) -> str:
@@ -382,92 +452,4 @@ class ShardedRuntime:
 
     def close(self) -> None:
         for shard in self._shards:
-            if shard.proc is not None:
-                try:
-                    _send(shard.proc.stdin, ("close",))
-                    shard.proc.wait(timeout=5)
-                except (OSError, subprocess.TimeoutExpired, ValueError):
-                    pass
-                shard.kill()
-
-
-def _contain(root: str, config: EnvConfig, scratch: str) -> dict[str, dict[str, str]]:
-    """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
-    the template cache, write ``scratch`` and the cache, and nothing else."""
-    cache = str(config.cache_dir or default_cache_dir())
-    os.makedirs(cache, exist_ok=True)
-    policy = containment.ContainmentPolicy(
-        scratch_dir=scratch, memory_mb=config.worker_memory_mb,
-        read_paths=(os.path.realpath(root),), write_paths=(cache,),
-        blocks_network=config.judge is None)  # the LLM judge is called from the worker
-    return containment.contain_this_process(policy).to_dict()
-
-
-def _serve() -> None:
-    """Worker process main loop: build a WorldRuntime, answer requests until 'close' or EOF."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # generated code printing must not corrupt the protocol stream
-    runtime = None
-
-    def report(pos: int) -> None:
-        _send(stdout, ("progress", pos))
-
-    while True:
-        try:
-            message = _recv(stdin)
-        except EOFError:
-            break
-        kind = message[0]
-        try:
-            if kind == "init":
-                root, worlds, config, contained, tasks, n = message[1:]
-                # resolved now: containment rewrites HOME and drops $AWM_GYM_CACHE
-                config = dataclasses.replace(config, cache_dir=str(default_cache_dir()
-                                                                  if config.cache_dir is None
-                                                                  else config.cache_dir))
-                world_set = get_world_set(root)
-                for name in worlds:  # import-time hangs and exits, while this process may
-                    try:  # still start the probe's child (a failure is remembered)
-                        probe_world(world_set[name], config)
-                    except WorldLoadError:
-                        pass  # WorldRuntime below leaves it out, or raises, as it should
-                if contained:  # every temporary file of this process, multiprocessing's too
-                    tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")
-                pool = VerifierPool(num_workers=config.verifier_workers,
-                                    timeout_s=config.verifier_timeout_s)
-                pool.start()  # its processes must exist before this one gives up starting any
-                containment = _contain(root, config, tempfile.tempdir) if contained else None
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always", WorldSkippedWarning)
-                    runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
-                                           tasks=tasks)
-                reply: Any = (containment, list(runtime.worlds),
-                              [str(w.message) for w in caught
-                               if w.category is WorldSkippedWarning])
-            elif kind == "reset":
-                reply = runtime.reset(*message[1:])
-            elif kind == "step":
-                reply = runtime.step(*message[1:], before_each=report)
-            elif kind == "lost_turn":
-                reply = [runtime.count_lost_turn(i) for i in message[1]]
-            elif kind == "tools_text":
-                reply = runtime.tools_text(message[1])
-            elif kind == "tools":
-                reply = [t.to_dict() for t in runtime.prepared(message[1]).host.tools]
-            elif kind == "snapshot":
-                reply = runtime.snapshot(message[1])
-            elif kind == "template":
-                reply = runtime.template(message[1])
-            elif kind == "close":
-                break
-            else:
-                raise EnvUsageError(f"unknown worker request {kind!r}")
-            _send(stdout, ("ok", reply))
-        except Exception as e:  # noqa: BLE001 - programmer errors travel back to the caller
-            _send(stdout, ("error", e))
-    if runtime is not None:
-        runtime.close()
-
-
-if __name__ == "__main__":
-    _serve()
+            shard.close()

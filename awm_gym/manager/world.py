@@ -81,7 +81,9 @@ class World:
         max_episode_steps: turns before an episode is truncated.
         verbose: 0 is silent; 1 shows progress bars on long runs.
         **kwargs: passed to the env (fields of :class:`~awm_gym.envs.config.EnvConfig`, ``worlds``,
-            ``world_set``, ``split`` and ``subset``: see :mod:`awm_gym.envs.selection`).
+            ``world_set``, ``split`` and ``subset``: see :mod:`awm_gym.envs.selection`), e.g.
+            ``num_workers=8, backend="ray", ray_address="head:6379"`` to run the instances as 8
+            Ray actors in a cluster (docs/runtime.md, "Ray").
     """
 
     def __init__(self, env_name: str | Sequence[str], num_envs: int = 1, seed: int | None = None,

@@ -1,0 +1,181 @@
+"""The worker side of a shard: a WorldRuntime that answers requests, in a process or a Ray actor.
+
+:class:`ShardWorker` holds one :class:`~awm_gym.envs.runtime.WorldRuntime` and turns each request
+tuple into one call of it. A local shard worker (:mod:`awm_gym.envs.shards`) runs it in a process
+started with ``python -m awm_gym.envs.shard_worker`` and talks length-prefixed pickles over its
+pipes; a Ray actor (:mod:`awm_gym.envs.ray_shards`) holds one and answers Ray calls. A contained
+worker applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import struct
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from awm_gym import containment
+from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.runtime import WorldRuntime, probe_world
+from awm_gym.errors import EnvUsageError, WorldLoadError, WorldSkippedWarning
+from awm_gym.scoring.verifier_pool import VerifierPool
+from awm_gym.worlds.template_db import default_cache_dir
+
+__all__ = ["ShardWorker", "receive_message", "send_message"]
+
+_HEADER = struct.Struct("!Q")
+
+
+def send_message(stream: BinaryIO, message: Any) -> None:
+    """Write ``message`` to ``stream`` as a length-prefixed pickle."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _read_exactly(stream: BinaryIO, size: int) -> bytes:
+    """``size`` bytes from ``stream`` (an unbuffered pipe may return fewer per read)."""
+    chunks, left = [], size
+    while left:
+        chunk = stream.read(left)
+        if not chunk:
+            raise EOFError("worker pipe closed")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive_message(stream: BinaryIO) -> Any:
+    """The next message of ``stream`` (``EOFError`` when the other side closed it)."""
+    (size,) = _HEADER.unpack(_read_exactly(stream, _HEADER.size))
+    return pickle.loads(_read_exactly(stream, size))
+
+
+def _contain(root: str, config: EnvConfig, scratch: str, *,
+             ray_paths: tuple[str, ...] | None = None) -> dict[str, dict[str, str]]:
+    """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
+    the template cache, write ``scratch`` and the cache, and nothing else.
+
+    In a Ray actor (``ray_paths``: the directories Ray writes on this node) the process keeps
+    what Ray itself needs: new TCP sockets (its gRPC connections; the network stays open),
+    writes below ``ray_paths`` (logs, sockets, spilled objects) and no address-space limit (the
+    object store is mapped into the process). See docs/runtime.md, 'Ray'.
+    """
+    cache = str(config.cache_dir or default_cache_dir())
+    os.makedirs(cache, exist_ok=True)
+    in_ray = ray_paths is not None
+    policy = containment.ContainmentPolicy(
+        scratch_dir=scratch, memory_mb=None if in_ray else config.worker_memory_mb,
+        read_paths=(os.path.realpath(root),), write_paths=(cache, *(ray_paths or ())),
+        # the LLM judge is called from the worker; Ray talks over TCP
+        blocks_network=config.judge is None and not in_ray)
+    return containment.contain_this_process(policy).to_dict()
+
+
+class ShardWorker:
+    """The worker side of a shard: a :class:`WorldRuntime` answering one request at a time.
+
+    A local worker process runs it over pipes (:func:`_serve`); a Ray actor holds one
+    (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
+    contained, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
+    ``snapshot``, ``template`` with the arguments of the :class:`WorldRuntime` method.
+
+    Args:
+        ray_paths: set in a Ray actor: the directories Ray writes on this node; containment
+            then keeps what Ray needs (see :func:`_contain`).
+    """
+
+    def __init__(self, *, ray_paths: tuple[str, ...] | None = None) -> None:
+        self.ray_paths = ray_paths
+        self.runtime: WorldRuntime | None = None
+
+    def handle(self, message: tuple[Any, ...], report: Callable[[int], None] | None = None
+               ) -> tuple[str, Any]:
+        """``("ok", reply)``, or ``("error", exception)`` for a request that raised (programmer
+        errors travel back to the caller). ``report(pos)`` is called before the action at batch
+        position ``pos`` runs (``-1``: before verifying)."""
+        kind = message[0]
+        try:
+            if kind == "init":
+                reply: Any = self._init(*message[1:])
+            elif kind == "reset":
+                reply = self.runtime.reset(*message[1:])
+            elif kind == "step":
+                reply = self.runtime.step(*message[1:], before_each=report)
+            elif kind == "lost_turn":
+                reply = [self.runtime.count_lost_turn(i) for i in message[1]]
+            elif kind == "tools_text":
+                reply = self.runtime.tools_text(message[1])
+            elif kind == "tools":
+                reply = [t.to_dict() for t in self.runtime.prepared(message[1]).host.tools]
+            elif kind == "snapshot":
+                reply = self.runtime.snapshot(message[1])
+            elif kind == "template":
+                reply = self.runtime.template(message[1])
+            else:
+                raise EnvUsageError(f"unknown worker request {kind!r}")
+        except Exception as e:  # noqa: BLE001 - programmer errors travel back to the caller
+            return "error", e
+        return "ok", reply
+
+    def _init(self, root: str, worlds: list[str], config: EnvConfig, contained: bool,
+              tasks: dict[str, tuple[int, ...]] | None, n: int) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
+        # resolved now: containment rewrites HOME and drops $AWM_GYM_CACHE
+        config = dataclasses.replace(config, cache_dir=str(default_cache_dir()
+                                                          if config.cache_dir is None
+                                                          else config.cache_dir))
+        world_set = get_world_set(root)
+        for name in worlds:  # import-time hangs and exits, while this process may
+            try:  # still start the probe's child (a failure is remembered)
+                probe_world(world_set[name], config)
+            except WorldLoadError:
+                pass  # WorldRuntime below leaves it out, or raises, as it should
+        if contained:  # every temporary file of this process, multiprocessing's too
+            tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")
+        pool = VerifierPool(num_workers=config.verifier_workers,
+                            timeout_s=config.verifier_timeout_s)
+        pool.start()  # its processes must exist before this one gives up starting any
+        report = (_contain(root, config, tempfile.tempdir, ray_paths=self.ray_paths)
+                  if contained else None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", WorldSkippedWarning)
+            self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
+                                         tasks=tasks)
+        return (report, list(self.runtime.worlds),
+                [str(w.message) for w in caught if w.category is WorldSkippedWarning])
+
+    def close(self) -> None:
+        if self.runtime is not None:
+            self.runtime.close()
+            self.runtime = None
+
+
+def _serve() -> None:
+    """Worker process main loop: a :class:`ShardWorker` answering requests until 'close' or
+    EOF."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # generated code printing must not corrupt the protocol stream
+    worker = ShardWorker()
+
+    def report(pos: int) -> None:
+        send_message(stdout, ("progress", pos))
+
+    while True:
+        try:
+            message = receive_message(stdin)
+        except EOFError:
+            break
+        if message[0] == "close":
+            break
+        send_message(stdout, worker.handle(message, report))
+    worker.close()
+
+
+if __name__ == "__main__":
+    _serve()
