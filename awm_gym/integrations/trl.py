@@ -54,7 +54,8 @@ from awm_gym.integrations.episodes import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AWMToolEnvironment", "awm_reward", "make_environment", "task_dataset"]
+__all__ = ["AWMToolEnvironment", "awm_reward", "make_environment", "reference_conversation",
+           "task_dataset", "tool_methods"]
 
 _RESERVED = frozenset({"reset", "get_reward"})
 """Method names TRL treats specially: a tool with one of these names cannot be a method."""
@@ -234,6 +235,57 @@ def task_dataset(environment: type[AWMToolEnvironment], task_indices: Iterable[i
     rows = [{"prompt": prompt, "task_idx": k, "seed": s, "world": world, "environment": world}
             for k in indices for s in seeds]
     return Dataset.from_list(rows)
+
+
+def tool_methods(environment: AWMToolEnvironment) -> list[Callable[..., str]]:
+    """The environment's tools as TRL offers them: its public methods but ``reset``, by name.
+
+    Pass them as ``tools=`` to ``tokenizer.apply_chat_template`` to render a prompt as TRL does.
+    """
+    return [getattr(environment, name) for name, _ in
+            inspect.getmembers(type(environment), predicate=inspect.isfunction)
+            if not name.startswith("_") and name not in _RESERVED]
+
+
+def reference_conversation(environment: type[AWMToolEnvironment], task_idx: int, seed: int = 0,
+                           instructions: str = DEFAULT_INSTRUCTIONS) -> list[dict[str, Any]]:
+    """A task's reference solution (``gen_solutions.jsonl``) played in the world, as the chat
+    messages of a TRL rollout: system, user (the task), then per call an assistant message with
+    ``tool_calls`` and the tool's real result, then the final answer. Render it with the
+    tokenizer (``tools=tool_methods(...)``) for a supervised warm start before GRPO.
+
+    Raises:
+        EnvUsageError: the task has no reference solution.
+
+    Example:
+        >>> Env = make_environment("AWM/spotify-v0", tool_names=["list_followed_artists"])
+        >>> messages = reference_conversation(Env, task_idx=2)
+        >>> [m["role"] for m in messages]
+        ['system', 'user', 'assistant', 'tool', 'assistant']
+        >>> messages[2]["tool_calls"][0]["function"]
+        {'name': 'list_followed_artists', 'arguments': {}}
+        >>> Env.host.close()
+    """
+    world = environment.host.runtime.world_set[environment.world]
+    solution = world.solutions[task_idx] if 0 <= task_idx < len(world.solutions) else None
+    if solution is None:
+        raise EnvUsageError(f"reference_conversation: task {task_idx} of {environment.world} "
+                            "has no reference solution (gen_solutions.jsonl).")
+    env = environment()
+    try:
+        task = env.reset(task_idx=task_idx, seed=seed)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": instructions},
+                                          {"role": "user", "content": task}]
+        for call in solution.calls:
+            arguments = dict(call.arguments)
+            messages.append({"role": "assistant", "content": "", "tool_calls": [
+                {"type": "function", "function": {"name": call.tool, "arguments": arguments}}]})
+            messages.append({"role": "tool", "name": call.tool,
+                             "content": env._call(call.tool, arguments)})
+        messages.append({"role": "assistant", "content": solution.final_answer or "Done."})
+    finally:
+        env._close_episode()
+    return messages
 
 
 def _final_answer(completion: Any) -> str | None:
