@@ -159,6 +159,8 @@ def _parse() -> ExampleConfig:
 if __name__ == "__main__":
     result = main(_parse())
     for row in result["log_history"]:
+        if "reward" not in row:
+            continue
         print({k: row[k] for k in ("step", "reward", "reward_std", "tools/call_frequency",
                                     "awm/success") if k in row})
     print(f"warm start {result['sft_s']:.0f} s, GRPO {result['grpo_s']:.0f} s")

@@ -155,9 +155,8 @@ def _tool_method(spec: Mapping[str, Any]) -> Callable[..., str] | None:
         params.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default,
                                         annotation=hint))
         annotations[arg] = hint
-        arg_lines.append(f"    {arg}: {_one_line(prop.get('description') or prop.get('title') or arg)}")
-    # required (no default) before optional, as Python's signatures need
-    params[1:] = sorted(params[1:], key=lambda p: p.default is not inspect.Parameter.empty)
+        described = prop.get("description") or prop.get("title") or arg
+        arg_lines.append(f"    {arg}: {_one_line(described)}")
 
     def method(self: AWMToolEnvironment, **arguments: Any) -> str:
         return self._call(name, arguments)
@@ -165,7 +164,9 @@ def _tool_method(spec: Mapping[str, Any]) -> Callable[..., str] | None:
     description = spec.get("description") or name
     method.__name__ = method.__qualname__ = name
     method.__doc__ = description + ("\n\nArgs:\n" + "\n".join(arg_lines) if arg_lines else "")
-    method.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
+    # keyword-only, so required and optional arguments keep the schema's order
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined] - read by inspect
+        params, return_annotation=str)
     method.__annotations__ = annotations
     return method
 

@@ -98,6 +98,7 @@ class AWMToolEnv(vf.MultiTurnEnv):
                  **kwargs: Any) -> None:
         from datasets import Dataset
 
+        rows = [dict(r) for r in rows]  # the multi-world case adds each row's tools
         worlds = sorted({json.loads(r["info"])["world"] for r in rows})
         if len(worlds) != 1:  # each row carries its own world's tools
             for r in rows:

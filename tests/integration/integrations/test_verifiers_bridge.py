@@ -121,7 +121,7 @@ def test_vf_eval_command(server: ScriptedLLM, tmp_path: Path) -> None:
         [str(vf_eval), "awm_gym.integrations.verifiers", "-a", json.dumps(args), "-m",
          "scripted", "-b", server.base_url, "-k", KEY_VAR, "-n", "2", "-r", "1", "--disable-tui",
          "--save-results", "-o", str(tmp_path), "--max-retries", "0"],
-        env=env, capture_output=True, text=True, timeout=280)
+        env=env, capture_output=True, text=True, timeout=280, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     [results] = tmp_path.glob("evals/*/*/results.jsonl")
     rows = [json.loads(line) for line in results.read_text().splitlines()]
