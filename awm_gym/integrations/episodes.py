@@ -244,6 +244,12 @@ class EpisodeHost:
                 f"open={self.capacity - len(self._free)})")
 
     @property
+    def free(self) -> int:
+        """How many instances are free for :meth:`open` now."""
+        with self._lock:
+            return len(self._free)
+
+    @property
     def config(self) -> Any:
         """The :class:`awm_gym.EnvConfig` the instances run with."""
         return self.runtime.config

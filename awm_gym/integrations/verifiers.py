@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Iterable, Sequence
@@ -120,6 +121,8 @@ class AWMToolEnv(vf.MultiTurnEnv):
     # -- the rollout -----------------------------------------------------------------------
     async def setup_state(self, state: vf.State) -> vf.State:
         info = state["info"]
+        while not self.host.free:  # more rollouts in flight than instances: wait for one
+            await asyncio.sleep(0.02)
         episode = self.host.open(task_idx=int(info["task_idx"]), seed=info.get("seed"),
                                  world=info["world"])
         self._episodes[state["trajectory_id"]] = episode
@@ -225,7 +228,7 @@ def load_environment(gym_id: str = "AWM/spotify-v0", worlds: Sequence[str] | Non
         seeds: one row per seed per task (the seed moves the world's clock, not the task).
         tool_names: offer only these tools (None: every tool of the world).
         description_lines: lines of each tool description to keep (None: all).
-        capacity: the most rollouts in flight at once.
+        capacity: instances of the world; more concurrent rollouts wait for a free one.
         env_kwargs: :class:`awm_gym.EnvConfig` fields (``max_episode_steps``, ``rewards``...).
         **kwargs: passed to :class:`AWMToolEnv` (``system_prompt``, ``max_turns``...).
     """

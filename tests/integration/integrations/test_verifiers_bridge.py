@@ -106,6 +106,18 @@ def test_rubric_scores_the_verifier_outcome(server: ScriptedLLM) -> None:
                                                       "list_followed_artists"]
 
 
+def test_rollouts_beyond_capacity_wait_for_an_instance(server: ScriptedLLM) -> None:
+    from verifiers.legacy.types import ClientConfig
+
+    env = load_environment("AWM/spotify-v0", task_indices=[SOLVED, WRONG], capacity=1,
+                           tool_names=["search_artists", "list_artist_albums"])
+    client = ClientConfig(api_base_url=server.base_url, api_key_var=KEY_VAR, max_retries=0)
+    out = env.evaluate_sync(client=client, model="scripted")
+    assert {o["info"]["task_idx"]: o["reward"] for o in out["outputs"]} == {SOLVED: 1.0,
+                                                                             WRONG: 0.0}
+    assert env.host.free == 1
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("AWM_RUN_VF_EVAL") != "1",
                     reason="opt-in: set AWM_RUN_VF_EVAL=1 (runs the vf-eval command, ~1 min)")
