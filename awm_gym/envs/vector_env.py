@@ -29,8 +29,9 @@ from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
+from awm_gym.worlds.world_set import WorldSet
 
-__all__ = ["AWMVectorEnv", "batch_infos"]
+__all__ = ["AWMVectorEnv", "batch_infos", "make_runtime"]
 
 
 def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
@@ -61,6 +62,19 @@ def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str
             arr[i] = value
             out["_" + key][i] = True
     return out
+
+
+
+def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
+                 config: EnvConfig) -> Runtime:
+    """The runtime for ``num_instances`` instances of ``worlds``: in this process, or in worker
+    processes when ``config.num_workers`` asks for shards or the worlds' code is contained
+    (``EnvConfig.isolation``)."""
+    contained = config.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
+    if config.num_workers or contained:
+        return ShardedRuntime(world_set, worlds, num_instances, config,
+                              max(1, config.num_workers), contained=contained)
+    return WorldRuntime(world_set, worlds, num_instances, config)
 
 
 class AWMVectorEnv(VectorEnv):
@@ -96,14 +110,7 @@ class AWMVectorEnv(VectorEnv):
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         ws, names = resolve_worlds(world_set, worlds)
-        runtime: Runtime
-        contained = self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR)
-        if self.config.num_workers or contained:
-            runtime = ShardedRuntime(ws, names, num_envs, self.config,
-                                     max(1, self.config.num_workers), contained=contained)
-        else:
-            runtime = WorldRuntime(ws, names, num_envs, self.config)
-        self._attach(runtime, num_envs)
+        self._attach(make_runtime(ws, names, num_envs, self.config), num_envs)
 
     def _attach(self, runtime: Runtime, num_envs: int) -> None:
         """Set up spaces and per-instance state over ``runtime`` (the remote client passes its
