@@ -45,9 +45,13 @@ from starlette.requests import Request
 from awm_gym.server.http_limits import accepts_mcp, is_initialize, jsonrpc_error, read_body, replay
 from awm_gym.server.sessions import Session
 from awm_gym.tools.db_routing import DatabaseSlot
-from awm_gym.tools.mcp_compat import build_tool_server
+from awm_gym.tools.mcp_compat import MCP_MAJOR, build_tool_server
 
 logger = logging.getLogger(__name__)
+
+_PER_SESSION_LIFESPAN = MCP_MAJOR < 2
+"""mcp 1.x enters the server's lifespan once per session (our hook for both ends of a session);
+mcp 2 once per session manager, so there sessions are tracked by id instead."""
 
 __all__ = ["McpEndpoint"]
 
@@ -104,7 +108,7 @@ class McpEndpoint:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.manager.handle_request(scope, receive, send)
-            if scope.get("method") == "DELETE":  # mcp 2 has no per-session lifespan to end it
+            if scope.get("method") == "DELETE" and not _PER_SESSION_LIFESPAN:
                 state = self.by_id.get(Headers(scope=scope).get(MCP_SESSION_ID_HEADER, ""))
                 transport = self._transports().get(state.transport_id or "") if state else None
                 if state is not None and (transport is None or transport.is_terminated):
@@ -151,8 +155,9 @@ class McpEndpoint:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
                 session_id = Headers(raw=message.get("headers", [])).get(MCP_SESSION_ID_HEADER)
-                if session_id and reservation.state is None and status["code"] < 400:
-                    self._adopt(reservation, session_id)  # mcp 2: no per-session lifespan
+                if (session_id and reservation.state is None and status["code"] < 400
+                        and not _PER_SESSION_LIFESPAN):
+                    self._adopt(reservation, session_id)
             await send(message)
         try:
             await self.manager.handle_request(scope, receive, watched_send)
@@ -211,8 +216,10 @@ class McpEndpoint:
         async def expire(_: Session) -> None:
             transport = self._transports().get(state.transport_id or "")
             if transport is not None:
-                await transport.terminate()  # ends the session's run() (mcp 1: and lifespan)
-            await self._close(state)  # idempotent: mcp 2 has no per-session lifespan exit
+                await transport.terminate()  # ends the session's run() (mcp 1: its lifespan
+                if _PER_SESSION_LIFESPAN:     # exit then closes it)
+                    return
+            await self._close(state)
         return expire
 
     async def _close(self, state: _McpSession) -> None:
@@ -233,14 +240,11 @@ class McpEndpoint:
     def _state(self, context: Any) -> _McpSession:
         session_id = (context.request.headers.get(MCP_SESSION_ID_HEADER)
                       if context.request is not None else None)
-        state = self.by_id.get(session_id or "")
-        if state is not None:
-            return state
-        state = context.lifespan_context  # mcp 1.26: the session's own lifespan state
+        if not _PER_SESSION_LIFESPAN:
+            return self.by_id.get(session_id or "") or _McpSession(None)
+        state: _McpSession = context.lifespan_context  # the session's own lifespan state
         if state.transport_id is None and session_id:
             state.transport_id = session_id
-            if state.session is not None:
-                self.by_id[session_id] = state
         return state
 
     # -- handlers -----------------------------------------------------------------------------

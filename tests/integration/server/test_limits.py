@@ -187,7 +187,9 @@ def test_an_idle_mcp_session_is_reaped_and_its_database_freed(server) -> None:
     is_error, state, late = anyio.run(scenario)
     assert is_error is False
     assert state["reaped"] == before["reaped"] + 1
-    assert "terminated" in late  # the reaped session is gone for good (MCP: 404)
+    # the reaped session is gone for good (MCP: 404); mcp 1.26's client says "Session
+    # terminated", mcp 2's "Session not found"
+    assert "terminated" in late or "Session not found" in late, late
 
 
 def test_with_worker_processes_a_tool_that_kills_its_process_affects_only_its_session(
