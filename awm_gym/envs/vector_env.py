@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -32,8 +32,9 @@ from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
 from awm_gym.worlds.splits import OnMismatch, Split, Subset
+from awm_gym.worlds.world_set import WorldSet
 
-__all__ = ["AWMVectorEnv", "batch_infos"]
+__all__ = ["AWMVectorEnv", "batch_infos", "make_runtime"]
 
 
 def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
@@ -64,6 +65,20 @@ def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str
             arr[i] = value
             out["_" + key][i] = True
     return out
+
+
+
+def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
+                 config: EnvConfig, tasks: Mapping[str, Sequence[int]] | None = None) -> Runtime:
+    """The runtime for ``num_instances`` instances of ``worlds``: in this process, or in worker
+    processes when ``config.num_workers`` asks for shards or the worlds' code is contained
+    (``EnvConfig.isolation``). ``tasks`` limits the task indices resets may use per world (a
+    split's subset; None: every task)."""
+    contained = config.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
+    if config.num_workers or contained:
+        return ShardedRuntime(world_set, worlds, num_instances, config,
+                              max(1, config.num_workers), contained=contained, tasks=tasks)
+    return WorldRuntime(world_set, worlds, num_instances, config, tasks=tasks)
 
 
 class AWMVectorEnv(VectorEnv):
@@ -111,17 +126,9 @@ class AWMVectorEnv(VectorEnv):
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
         sel = select(world_set, worlds, split, subset, split_mismatch)
-        ws = sel.world_set
-        runtime: Runtime
-        contained = self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR)
-        if self.config.num_workers or contained:
-            runtime = ShardedRuntime(ws, sel.worlds, num_envs, self.config,
-                                     max(1, self.config.num_workers), contained=contained,
-                                     tasks=sel.tasks)
-        else:
-            runtime = WorldRuntime(ws, sel.worlds, num_envs, self.config, tasks=sel.tasks)
         self.split, self.subset = sel.split, sel.subset
-        self._attach(runtime, num_envs)
+        self._attach(make_runtime(sel.world_set, sel.worlds, num_envs, self.config,
+                                  tasks=sel.tasks), num_envs)
 
     def _attach(self, runtime: Runtime, num_envs: int) -> None:
         """Set up spaces and per-instance state over ``runtime`` (the remote client passes its

@@ -1,7 +1,9 @@
-"""Bridges to other trainers and evaluation harnesses, each an optional extra.
+"""Bridges to other ecosystems' environment, trainer and evaluation APIs, each an optional extra.
 
-* :mod:`awm_gym.integrations.episodes`: what every bridge shares, one episode of a world driven
-  by native tool calls (name + arguments) and scored by the world's own verifier.
+* :mod:`awm_gym.integrations.openenv`: an OpenEnv ``Environment``, server and client
+  (``awm env start --protocol openenv``; ``openenv`` extra).
+* :mod:`awm_gym.integrations.episodes`: what the trainer bridges share, one episode of a world
+  driven by native tool calls (name + arguments) and scored by the world's own verifier.
 * :mod:`awm_gym.integrations.trl`: TRL's ``GRPOTrainer(environment_factory=...)`` (``trl`` extra).
 * :mod:`awm_gym.integrations.verifiers`: a ``verifiers`` environment for ``vf-eval`` and prime-rl
   (``verifiers`` extra).

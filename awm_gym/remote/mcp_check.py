@@ -48,17 +48,18 @@ async def _list_tools(url: str, timeout_s: float, auth_token: str | None
     import anyio
     import httpx
     from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
+
+    from awm_gym.tools.mcp_compat import client_streams, tool_input_schema
 
     with anyio.fail_after(timeout_s):
         async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=True,
                                      headers=auth_headers(auth_token)) as http, \
-                streamable_http_client(url, http_client=http) as (read, write, _), \
+                client_streams(url, http_client=http) as (read, write), \
                 ClientSession(read, write) as session:
             await session.initialize()
             result = await session.list_tools()
     return [{"name": t.name, "description": t.description or "",
-             "inputSchema": t.inputSchema} for t in result.tools]
+             "inputSchema": tool_input_schema(t)} for t in result.tools]
 
 
 def _root_cause(error: BaseException) -> str:

@@ -48,7 +48,7 @@ from awm_gym.worlds.clock import FrozenClock
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldServer"]
+__all__ = ["WorldServer", "loopback_header_check"]
 
 _LOOPBACK_SECURITY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,
@@ -56,6 +56,12 @@ _LOOPBACK_SECURITY = TransportSecuritySettings(
     allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
 """On a loopback address a web page must not reach the world (DNS rebinding): the Host and
 Origin headers must name this machine, as the mcp SDK's FastMCP does for localhost."""
+
+
+def loopback_header_check() -> TransportSecurityMiddleware:
+    """The mcp SDK's Host/Origin check for a loopback server (also guards ``--protocol
+    openenv``)."""
+    return TransportSecurityMiddleware(_LOOPBACK_SECURITY)
 
 
 class WorldServer:

@@ -81,6 +81,10 @@ def _cmd_start(args: argparse.Namespace) -> int:
     config = server_config(args)
 
     def announce(url: str) -> None:  # the result line: tools and scripts read it from stdout
+        if config.protocol == "openenv":
+            print(f"serving {config.world} at {url} (OpenEnv: {url}/reset, /step, /state, "
+                  f"/schema, /metadata; sessions: {url.replace('http', 'ws', 1)}/ws)", flush=True)
+            return
         print(f"serving {config.world} at {url} (MCP: {url}/mcp, sessions: "
               f"{url.replace('http', 'ws', 1)}/ws)", flush=True)
 

@@ -12,12 +12,14 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from awm_gym.envs.config import EnvConfig
 
-__all__ = ["ServerConfig", "LOOPBACK_HOSTS"]
+__all__ = ["ServerConfig", "LOOPBACK_HOSTS", "PROTOCOLS"]
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+PROTOCOLS = ("awm", "openenv")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,11 @@ class ServerConfig:
     """A shared secret every client must send (``Authorization: Bearer <token>``) on /mcp and
     /ws; /health stays open. The CLI also reads it from ``$AWM_GYM_AUTH_TOKEN``. Binding a
     non-loopback host without one prints a warning."""
+    protocol: Literal["awm", "openenv"] = "awm"
+    """What the server speaks. 'awm': MCP at /mcp and our session protocol at /ws (request ids,
+    typed errors, batched steps; ``gym.make("AWM/remote-v0", url=...)``). 'openenv': OpenEnv's
+    own server (openenv-core's ``create_app``: /reset, /step, /state, /schema, /metadata, /ws)
+    for OpenEnv clients, TRL and Spaces; needs ``pip install "awm-gym[openenv]"``."""
     env: EnvConfig = field(default_factory=EnvConfig)
     """Episode limits, timeouts and rewards of every session (as ``gym.make`` keyword args)."""
 
@@ -60,6 +67,9 @@ class ServerConfig:
                              "world='spotify' (`awm list` shows them).")
         if not 0 <= self.port <= 65535:
             raise ValueError(f"ServerConfig.port={self.port}: use 0 (any free port) to 65535.")
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"ServerConfig.protocol={self.protocol!r}: choose one of "
+                             f"{', '.join(map(repr, PROTOCOLS))}.")
         if self.max_sessions < 1:
             raise ValueError(f"ServerConfig.max_sessions={self.max_sessions}: must be >= 1.")
         if self.max_sessions_per_client < 0:

@@ -19,6 +19,11 @@ the SDK creates its transport, in the same event-loop step as the capacity check
 exact across MCP and WebSocket sessions), and handed to the session's lifespan; if the SDK
 refuses the request anyway, the session is ended at once. Bodies over ``max_request_bytes`` get
 413 unread, and ``max_sessions_per_client`` caps one remote address.
+
+mcp 1.26 runs the server's lifespan once per session; mcp 2 runs it once for the whole manager.
+So the session state is also kept by session id (:attr:`McpEndpoint.by_id`): handlers find it
+there first, and on mcp 2 it is created when the ``initialize`` answer names the new session id and
+closed by the client's DELETE or the reaper (a crashed session is reaped when idle).
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp import types
-from mcp.server.lowlevel import Server
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.datastructures import Headers
@@ -41,8 +45,13 @@ from starlette.requests import Request
 from awm_gym.server.http_limits import accepts_mcp, is_initialize, jsonrpc_error, read_body, replay
 from awm_gym.server.sessions import Session
 from awm_gym.tools.db_routing import DatabaseSlot
+from awm_gym.tools.mcp_compat import MCP_MAJOR, build_tool_server
 
 logger = logging.getLogger(__name__)
+
+_PER_SESSION_LIFESPAN = MCP_MAJOR < 2
+"""mcp 1.x enters the server's lifespan once per session (our hook for both ends of a session);
+mcp 2 once per session manager, so there sessions are tracked by id instead."""
 
 __all__ = ["McpEndpoint"]
 
@@ -82,12 +91,13 @@ class McpEndpoint:
         self.server = server
         self.tools = [types.Tool(name=t["name"], description=t["description"],
                                  inputSchema=t["inputSchema"]) for t in server.tools]
-        mcp_server: Server[_McpSession, Any] = Server(
-            server.app_title, version=server.version, lifespan=self._session_lifespan)
-        mcp_server.list_tools()(self._list_tools)
         # The runtime checks arguments against the schema itself (the same text as mcp's check)
-        mcp_server.call_tool(validate_input=False)(self._call_tool)
+        mcp_server = build_tool_server(server.app_title, version=server.version,
+                                       lifespan=self._session_lifespan,
+                                       list_tools=self._list_tools, call_tool=self._call_tool)
         self.mcp_server = mcp_server
+        self.by_id: dict[str, _McpSession] = {}
+        """Open sessions by MCP session id."""
         self.manager = StreamableHTTPSessionManager(
             app=mcp_server, stateless=False, security_settings=server.transport_security)
 
@@ -98,6 +108,11 @@ class McpEndpoint:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.manager.handle_request(scope, receive, send)
+            if scope.get("method") == "DELETE" and not _PER_SESSION_LIFESPAN:
+                state = self.by_id.get(Headers(scope=scope).get(MCP_SESSION_ID_HEADER, ""))
+                transport = self._transports().get(state.transport_id or "") if state else None
+                if state is not None and (transport is None or transport.is_terminated):
+                    await self._close(state)
             return
         limit = self.server.config.max_request_bytes
         body = await read_body(scope, receive, limit)
@@ -139,6 +154,10 @@ class McpEndpoint:
         async def watched_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
+                session_id = Headers(raw=message.get("headers", [])).get(MCP_SESSION_ID_HEADER)
+                if (session_id and reservation.state is None and status["code"] < 400
+                        and not _PER_SESSION_LIFESPAN):
+                    self._adopt(reservation, session_id)
             await send(message)
         try:
             await self.manager.handle_request(scope, receive, watched_send)
@@ -163,7 +182,7 @@ class McpEndpoint:
 
     # -- per-session life ---------------------------------------------------------------------
     @contextlib.asynccontextmanager
-    async def _session_lifespan(self, _: Server) -> AsyncIterator[_McpSession]:
+    async def _session_lifespan(self, _: Any) -> AsyncIterator[_McpSession]:
         reservation = _RESERVATION.get()  # set by _initialize in the request that started us
         state = _McpSession(None)
         if reservation is not None and reservation.state is None:
@@ -175,6 +194,13 @@ class McpEndpoint:
         finally:
             await self._close(state)
 
+    def _adopt(self, reservation: _Reservation, session_id: str) -> None:
+        """The state of a session the SDK opened under ``session_id`` (mcp 2)."""
+        state = _McpSession(reservation.session, transport_id=session_id)
+        reservation.state = state
+        state.session.expire = self._expirer(state)
+        self.by_id[session_id] = state
+
     async def _end(self, state: _McpSession) -> None:
         """End a session now (its transport, database and slot)."""
         transport = self._transports().get(state.transport_id or "")
@@ -183,16 +209,17 @@ class McpEndpoint:
         await self._close(state)
 
     def _transports(self) -> dict[str, Any]:
-        # the pinned mcp==1.26.0 keeps each session's transport here (no public accessor)
+        # mcp 1.26 and 2.x keep each session's transport here (no public accessor)
         return self.manager._server_instances  # noqa: SLF001
 
     def _expirer(self, state: _McpSession) -> Any:
         async def expire(_: Session) -> None:
             transport = self._transports().get(state.transport_id or "")
             if transport is not None:
-                await transport.terminate()  # ends the session's run(): lifespan exit closes it
-            else:
-                await self._close(state)
+                await transport.terminate()  # ends the session's run() (mcp 1: its lifespan
+                if _PER_SESSION_LIFESPAN:     # exit then closes it)
+                    return
+            await self._close(state)
         return expire
 
     async def _close(self, state: _McpSession) -> None:
@@ -202,28 +229,34 @@ class McpEndpoint:
             await self.server.jobs.submit_call(slot.conn.close)
         if state.session is not None:
             self.server.sessions.release(state.session)
+        if state.transport_id is not None and self.by_id.get(state.transport_id) is state:
+            del self.by_id[state.transport_id]
         transport = self._transports().get(state.transport_id or "")
         if transport is not None and transport.is_terminated:
             # the SDK keeps terminated transports forever (a leak in a long-running server);
             # later requests with this id then get 404 "Session not found", as MCP specifies
             del self._transports()[state.transport_id]
 
-    def _state(self) -> _McpSession:
-        context = self.mcp_server.request_context
-        state: _McpSession = context.lifespan_context
-        if state.transport_id is None and context.request is not None:
-            state.transport_id = context.request.headers.get(MCP_SESSION_ID_HEADER)
+    def _state(self, context: Any) -> _McpSession:
+        session_id = (context.request.headers.get(MCP_SESSION_ID_HEADER)
+                      if context.request is not None else None)
+        if not _PER_SESSION_LIFESPAN:
+            return self.by_id.get(session_id or "") or _McpSession(None)
+        state: _McpSession = context.lifespan_context  # the session's own lifespan state
+        if state.transport_id is None and session_id:
+            state.transport_id = session_id
         return state
 
     # -- handlers -----------------------------------------------------------------------------
-    async def _list_tools(self) -> list[types.Tool]:
-        state = self._state()
+    async def _list_tools(self, context: Any) -> list[types.Tool]:
+        state = self._state(context)
         if state.session is not None:
             state.session.touch()
         return self.tools
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        state = self._state()
+    async def _call_tool(self, context: Any, name: str, arguments: dict[str, Any]
+                         ) -> types.CallToolResult:
+        state = self._state(context)
         session = state.session
         if session is None or session.expired:
             reason = ("it was idle longer than the server's --idle-timeout" if session else

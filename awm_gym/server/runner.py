@@ -79,6 +79,18 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
             signal.signal(s, handler)
 
 
+def _make_server(config: ServerConfig) -> Any:
+    """The server object of ``config.protocol``: ``app``, ``jobs`` (run here) and ``close``."""
+    if config.protocol == "openenv":
+        try:
+            from awm_gym.integrations.openenv.server import OpenEnvWorldServer
+        except ImportError as e:
+            raise AWMGymError(f"--protocol openenv needs openenv-core ({e}); install it with "
+                              "pip install 'awm-gym[openenv]'.") from e
+        return OpenEnvWorldServer(config)
+    return WorldServer(config)
+
+
 def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None,
           stop: threading.Event | None = None) -> None:
     """Serve ``config.world`` until SIGINT/SIGTERM (or ``stop`` is set).
@@ -86,7 +98,8 @@ def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None
     Args:
         config: what to serve and the limits.
         on_ready: called with the base URL (``http://host:port``) once the server accepts
-            connections; the MCP endpoint is ``<url>/mcp`` and sessions are ``<url>/ws``.
+            connections; the MCP endpoint is ``<url>/mcp`` and sessions are ``<url>/ws``
+            (``protocol="openenv"``: OpenEnv's routes, ``/ws`` for its clients).
         stop: an event that stops the server when set (besides the signals).
 
     Call it on the main thread: elsewhere a tool call that loops in Python cannot be stopped
@@ -111,7 +124,7 @@ def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None
     stop = stop if stop is not None else threading.Event()
     sock = bind_socket(config.host, config.port)  # first: a taken port fails before any loading
     try:
-        server = WorldServer(config)
+        server = _make_server(config)
     except BaseException:
         sock.close()
         raise

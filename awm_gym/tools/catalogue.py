@@ -76,12 +76,14 @@ def build_catalogue(app: Any) -> tuple[list[ToolSpec], dict[str, dict[str, Any]]
     from fastapi.openapi.utils import get_openapi
     from fastapi_mcp.openapi.convert import convert_openapi_to_mcp_tools
 
+    from awm_gym.tools.mcp_compat import tool_input_schema
+
     openapi = get_openapi(title=app.title, version=app.version,
                           openapi_version=app.openapi_version, description=app.description,
                           routes=app.routes)
     tools, operation_map = convert_openapi_to_mcp_tools(
         openapi, describe_all_responses=False, describe_full_response_schema=False)
-    specs = [ToolSpec(t.name, t.description or "", t.inputSchema) for t in tools]
+    specs = [ToolSpec(t.name, t.description or "", tool_input_schema(t)) for t in tools]
     return specs, operation_map
 
 

@@ -247,9 +247,10 @@ class Operation:
     def _call_direct(self, route: Any, path_values: dict[str, Any], query: dict[str, Any],
                      body: Any, slot: DatabaseSlot, timeout_s: float
                      ) -> tuple[int, Any, str | None]:
-        from fastapi._compat import _normalize_errors
         from fastapi.dependencies.utils import request_body_to_args
         from fastapi.encoders import jsonable_encoder
+
+        from awm_gym.tools.fastapi_compat import normalize_errors
         from fastapi.routing import serialize_response
         from fastapi.utils import is_body_allowed_for_status_code
         from starlette.exceptions import HTTPException
@@ -282,7 +283,7 @@ class Operation:
                     values.update(bv)
                     errors += be
                 if errors:
-                    content = {"detail": jsonable_encoder(_normalize_errors(errors))}
+                    content = {"detail": jsonable_encoder(normalize_errors(errors))}
                     _exit_dependencies(exits, None)
                     return 422, content, None
                 raw = route.dependant.call(**values)
@@ -329,13 +330,20 @@ class _ParamExtractor:
     """
 
     def __init__(self, fields: list[Any]) -> None:
-        from fastapi._compat import is_sequence_field, lenient_issubclass
         from pydantic import BaseModel
 
+        from awm_gym.tools.fastapi_compat import (
+            has_field_loop,
+            is_sequence_field,
+            lenient_issubclass,
+        )
+
         self.fields = fields
-        self.delegate = len(fields) == 1 and lenient_issubclass(fields[0].type_, BaseModel)
-        self.items = [(f, f.alias, is_sequence_field(f), (f.field_info.in_.value, f.alias))
-                      for f in fields]
+        # FastAPI after 0.115 reworked request_params_to_args: there, its own function decides
+        self.delegate = not has_field_loop or (
+            len(fields) == 1 and lenient_issubclass(fields[0].type_, BaseModel))
+        self.items = [] if self.delegate else [
+            (f, f.alias, is_sequence_field(f), (f.field_info.in_.value, f.alias)) for f in fields]
 
     def extract(self, received: Any) -> tuple[dict[str, Any], list[Any]]:
         from copy import deepcopy

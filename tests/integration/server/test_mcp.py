@@ -13,7 +13,6 @@ import anyio
 import httpx
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 import awm_gym
 from awm_gym import EnvConfig
@@ -21,6 +20,7 @@ from awm_gym.envs.runtime import get_prepared_world
 from awm_gym.remote import RemoteError, list_mcp_tools
 from awm_gym.server import ServerConfig
 from awm_gym.server.process import ServerProcess
+from awm_gym.tools.mcp_compat import client_streams, result_is_error, tool_input_schema
 
 # (tool, arguments): a read, writes, a 404-style failure, schema failures, an unknown tool
 CALLS = [
@@ -66,7 +66,7 @@ async def over_mcp(url: str, *sessions_calls: list[tuple[str, dict[str, Any]]]
     tools: list[Any] = []
 
     async def run(k: int, calls: list[tuple[str, dict[str, Any]]]) -> None:
-        async with streamable_http_client(url) as (read, write, _), \
+        async with client_streams(url) as (read, write), \
                 ClientSession(read, write) as session:
             await session.initialize()
             listed = await session.list_tools()
@@ -75,7 +75,7 @@ async def over_mcp(url: str, *sessions_calls: list[tuple[str, dict[str, Any]]]
             for name, arguments in calls:
                 result = await session.call_tool(name, arguments)
                 assert len(result.content) == 1 and result.content[0].type == "text"
-                results[k].append((result.content[0].text, bool(result.isError)))
+                results[k].append((result.content[0].text, result_is_error(result)))
 
     async with anyio.create_task_group() as group:
         for k, calls in enumerate(sessions_calls):
@@ -85,7 +85,7 @@ async def over_mcp(url: str, *sessions_calls: list[tuple[str, dict[str, Any]]]
 
 def test_mcp_lists_and_calls_tools_with_the_in_process_texts(server, host) -> None:
     tools, [results] = anyio.run(over_mcp, server.url + "/mcp", CALLS)
-    listed = [{"name": t.name, "description": t.description, "inputSchema": t.inputSchema}
+    listed = [{"name": t.name, "description": t.description, "inputSchema": tool_input_schema(t)}
               for t in tools]
     assert listed == [t.to_dict() for t in host.host.tools]
     expected = in_process(host, CALLS)
@@ -137,7 +137,7 @@ def test_awm_env_check_names_an_unreachable_server(server) -> None:
 
 def test_concurrent_first_calls_of_one_session_share_its_database(server, host) -> None:
     async def scenario() -> str:
-        async with streamable_http_client(server.url + "/mcp") as (read, write, _), \
+        async with client_streams(server.url + "/mcp") as (read, write), \
                 ClientSession(read, write) as session:
             await session.initialize()
             async with anyio.create_task_group() as group:  # both race to open the database

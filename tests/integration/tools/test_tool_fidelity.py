@@ -10,6 +10,13 @@ Besides the tiny worlds, a ``fidelity_lab`` world written to a temporary world s
 the tiny worlds do not: list-typed and Optional query parameters, path values with spaces, slashes
 and percent signs, ``HTTPException``, ``JSONResponse``, plain-text and 204 responses, header
 parameters, handlers that await, body fields FastAPI (not the JSON schema) rejects.
+
+AWM's stack (fastapi_mcp 0.4.0) runs only on mcp 1.x. Its answers are recorded in
+``tests/fixtures/awm_mcp_reference.json`` (text, error flag, database digest per call, and the
+tool listing per world): on mcp 1.x every run checks the live stack against the recording too,
+so it cannot go stale; on mcp 2.x (the newest versions the ranges allow) the recording is the
+reference. Re-record on the validated versions with ``AWM_GYM_RECORD_FIDELITY=1`` (docs/runtime.md,
+"Versions").
 """
 
 from __future__ import annotations
@@ -17,14 +24,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import pytest
-from fastapi_mcp import FastApiMCP
-from mcp.shared.memory import create_connected_server_and_client_session
 
 import awm_gym
 from awm_gym.envs.config import EnvConfig
@@ -33,6 +40,7 @@ from awm_gym.tools.catalogue import build_catalogue
 from awm_gym.tools.db_routing import DatabaseSlot, bind_database
 from awm_gym.tools.dispatch import ToolResult
 from awm_gym.tools.host import PreparedWorld
+from awm_gym.tools.mcp_compat import MCP_MAJOR, result_is_error
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.template_db import open_database
 
@@ -445,7 +453,32 @@ def run_both(prepared: PreparedWorld, calls: list[tuple[str, str, dict[str, Any]
     for _, tool, args in calls:  # outside any event loop, as the env calls it
         ours.append(prepared.host.call(ours_slot, tool, args))
         ours_db.append(_digest(ours_slot.conn))
-    theirs: list[tuple[str | None, bool, str]] = []
+    if HAS_AWM_STACK:
+        listed, theirs = _run_awm_stack(prepared, calls, mcp_slot)
+        _check_recording(prepared.host.app.title, calls, listed, theirs)
+    else:
+        listed, theirs = _recorded(prepared.host.app.title, calls)
+    ours_slot.conn.close()
+    mcp_slot.conn.close()
+    outcomes = {case: Outcome(o, text, is_error, db == mcp_db)
+                for (case, _, _), o, db, (text, is_error, mcp_db)
+                in zip(calls, ours, ours_db, theirs, strict=True)}
+    return outcomes, listed
+
+
+HAS_AWM_STACK = MCP_MAJOR < 2
+"""fastapi_mcp 0.4.0 (AWM's MCP layer) cannot start on mcp 2 (its Server() call changed)."""
+RECORDING = Path(__file__).resolve().parents[2] / "fixtures" / "awm_mcp_reference.json"
+_RECORD = os.environ.get("AWM_GYM_RECORD_FIDELITY") == "1"
+
+
+def _run_awm_stack(prepared: PreparedWorld, calls: list[tuple[str, str, dict[str, Any]]],
+                   mcp_slot: DatabaseSlot) -> tuple[list[dict[str, Any]], list[list[Any]]]:
+    """AWM's own answers: fastapi_mcp 0.4.0 over the app, through a real MCP client session."""
+    from fastapi_mcp import FastApiMCP
+    from mcp.shared.memory import create_connected_server_and_client_session
+
+    theirs: list[list[Any]] = []
     listed: list[dict[str, Any]] = []
 
     async def drive() -> None:
@@ -458,15 +491,37 @@ def run_both(prepared: PreparedWorld, calls: list[tuple[str, str, dict[str, Any]
                     result = await client.call_tool(tool, args)
                     _release_leaks(mcp_slot)
                     text = result.content[0].text if result.content else None
-                    theirs.append((text, bool(result.isError), _digest(mcp_slot.conn)))
+                    theirs.append([text, result_is_error(result), _digest(mcp_slot.conn)])
 
     asyncio.run(drive())
-    ours_slot.conn.close()
-    mcp_slot.conn.close()
-    outcomes = {case: Outcome(o, text, is_error, db == mcp_db)
-                for (case, _, _), o, db, (text, is_error, mcp_db)
-                in zip(calls, ours, ours_db, theirs, strict=True)}
-    return outcomes, listed
+    return listed, theirs
+
+
+def _recording_key(app_title: str, calls: list[tuple[str, str, dict[str, Any]]]) -> str:
+    return f"{app_title}|{len(calls)}"
+
+
+def _check_recording(app_title: str, calls: list[tuple[str, str, dict[str, Any]]],
+                     listed: list[dict[str, Any]], theirs: list[list[Any]]) -> None:
+    """The recording equals the live stack (or, with AWM_GYM_RECORD_FIDELITY=1, is rewritten)."""
+    entry = {"listed": listed, "calls": {case: r for (case, _, _), r
+                                         in zip(calls, theirs, strict=True)}}
+    recorded = json.loads(RECORDING.read_text(encoding="utf-8")) if RECORDING.exists() else {}
+    key = _recording_key(app_title, calls)
+    if _RECORD:
+        recorded[key] = entry
+        RECORDING.write_text(json.dumps(recorded, ensure_ascii=False, indent=1, sort_keys=True)
+                             + "\n", encoding="utf-8")
+    else:
+        assert recorded.get(key) == entry, (f"{RECORDING.name}[{key!r}] differs from AWM's live "
+                                            "stack: re-record with AWM_GYM_RECORD_FIDELITY=1")
+
+
+def _recorded(app_title: str, calls: list[tuple[str, str, dict[str, Any]]]
+              ) -> tuple[list[dict[str, Any]], list[list[Any]]]:
+    recorded = json.loads(RECORDING.read_text(encoding="utf-8"))
+    entry = recorded[_recording_key(app_title, calls)]
+    return entry["listed"], [entry["calls"][case] for case, _, _ in calls]
 
 
 @pytest.fixture(scope="module")

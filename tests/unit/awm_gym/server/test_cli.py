@@ -42,6 +42,14 @@ def test_config_to_arguments_and_back_is_the_identity() -> None:
         server_arguments(ServerConfig(world="x", env=EnvConfig(record_timings=True)))
 
 
+def test_protocol_flag_round_trips() -> None:
+    config = server_config(parse("env", "start", "--world", "spotify", "--protocol", "openenv"))
+    assert config.protocol == "openenv"
+    assert server_arguments(config) == ["--world", "spotify", "--protocol", "openenv"]
+    with pytest.raises(SystemExit):  # argparse lists the choices
+        parse("env", "start", "--world", "spotify", "--protocol", "grpc")
+
+
 def test_help_comes_from_the_field_docstrings() -> None:
     assert field_docs(ServerConfig)["port"].startswith("TCP port; 0 picks a free one")
     parser = argparse.ArgumentParser(prog="awm")
@@ -59,6 +67,7 @@ def test_help_comes_from_the_field_docstrings() -> None:
     ({"max_sessions": 0}, "ServerConfig.max_sessions=0"),
     ({"idle_timeout_s": -1.0}, "ServerConfig.idle_timeout_s=-1.0"),
     ({"max_message_bytes": 10}, "ServerConfig.max_message_bytes=10"),
+    ({"protocol": "grpc"}, "ServerConfig.protocol='grpc': choose one of 'awm', 'openenv'"),
 ])
 def test_bad_server_configs_name_the_field(kwargs: dict, field: str) -> None:
     with pytest.raises(ValueError, match=re.escape(field)):

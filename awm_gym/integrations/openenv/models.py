@@ -1,0 +1,89 @@
+"""The typed wire models of the OpenEnv bridge: :class:`AWMAction`, :class:`AWMObservation`,
+:class:`AWMState` (pydantic models on openenv-core's ``Action`` / ``Observation`` / ``State``).
+
+An action is the model's raw text, exactly what the in-process env takes, or a structured tool
+call that is rendered to the same ``<tool_call>`` text (:func:`awm_gym.tools.actions.format_tool_call`)
+so that one parser decides both. An observation is the text the agent reads next plus the
+episode's flags and the ``info`` dict of the in-process env (keys: :mod:`awm_gym.info_keys`).
+openenv-core leaves an observation's ``metadata`` off the wire, so the infos travel in ``info``.
+
+Example:
+    >>> AWMAction(tool_call=ToolCallSpec(name="get_note", arguments={"note_id": 2})).as_text()
+    '<tool_call>{"name": "get_note", "arguments": {"note_id": 2}}</tool_call>'
+    >>> AWMAction(text="Done.").as_text()
+    'Done.'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openenv.core.env_server.types import Action, Observation, State
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from awm_gym.tools.actions import format_tool_call
+
+__all__ = ["ToolCallSpec", "AWMAction", "AWMObservation", "AWMState"]
+
+
+class ToolCallSpec(BaseModel):
+    """A structured tool call: the tool's name (operation id) and its arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The tool to call (its operation id, as list_tools shows it).")
+    arguments: dict[str, Any] = Field(default_factory=dict,
+                                      description="The tool's arguments (its input schema).")
+
+
+class AWMAction(Action):
+    """One turn of the agent: raw model text, or a structured tool call (exactly one)."""
+
+    text: str | None = Field(default=None, description=(
+        "The model's raw output, parsed as in-process: <tool_call> blocks, AWM's list_tools / "
+        "call_tool, or a final answer when it calls no tool."))
+    tool_call: ToolCallSpec | None = Field(default=None, description=(
+        "A structured tool call, sent as the equivalent <tool_call> text."))
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> AWMAction:
+        if (self.text is None) == (self.tool_call is None):
+            raise ValueError("AWMAction: set exactly one of 'text' (the model's raw output) and "
+                             "'tool_call' ({'name': ..., 'arguments': {...}}).")
+        return self
+
+    def as_text(self) -> str:
+        """The raw text the world's action parser reads."""
+        if self.tool_call is not None:
+            return format_tool_call(self.tool_call.name, self.tool_call.arguments)
+        return self.text or ""
+
+
+class AWMObservation(Observation):
+    """What the agent reads after a reset (the task) or a step (the tool result text)."""
+
+    text: str = Field(description="The task after a reset; the tool result or error text after "
+                                  "a step (byte-identical to the in-process env).")
+    terminated: bool = Field(default=False, description="The episode ended (final answer or "
+                                                        "malformed action).")
+    truncated: bool = Field(default=False, description="The step limit ended the episode.")
+    world: str = Field(default="", description="The world this instance runs.")
+    task_idx: int = Field(default=-1, description="The task's index in the world.")
+    step: int = Field(default=0, description="Turns taken in this episode.")
+    tools_text: str | None = Field(default=None, description=(
+        "After a reset: the world's list_tools text (for the system prompt); None after a step."))
+    info: dict[str, Any] = Field(default_factory=dict, description=(
+        "The in-process env's info dict (verifier label, reward_valid, success, tool outcome, "
+        "format_error, reward_components, ...; keys in awm_gym.info_keys)."))
+
+
+class AWMState(State):
+    """Episode bookkeeping of one session (no side effect to read)."""
+
+    world: str = Field(default="", description="The world served.")
+    task_idx: int = Field(default=-1, description="The current episode's task (-1 before reset).")
+    seed: int | None = Field(default=None, description="The seed of the current episode.")
+    task: str = Field(default="", description="The current episode's task text.")
+    episode_active: bool = Field(default=False, description="An episode is running (step allowed).")
+    episodes: int = Field(default=0, description="Episodes started in this session.")
+    last_reward: float | None = Field(default=None, description="The last step's reward.")
