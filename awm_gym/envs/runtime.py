@@ -34,10 +34,10 @@ from awm_gym.tools.actions import (
     UnknownTool,
     parse_action,
 )
-from awm_gym.tools.catalogue import format_tools_text
 from awm_gym.tools.db_routing import DatabaseSlot
-from awm_gym.tools.host import PreparedWorld, prepare_world
-from awm_gym.tools.import_probe import is_builtin_world_dir, probe_world_import
+from awm_gym.tools.catalogue import CatalogueCache
+from awm_gym.tools.host import PreparedWorld, load_host_on, prepare_world
+from awm_gym.tools.import_probe import is_builtin_world_dir, probe_marker, probe_world_import
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.records import VerifierDef, WorldDef
 from awm_gym.worlds.template_db import TemplateCache
@@ -45,7 +45,8 @@ from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds", "probe_world"]
+__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds", "probe_world",
+           "probe_world_of_set", "get_world_of_set", "world_is_cached"]
 
 _PREPARED: dict[tuple[str, str], PreparedWorld] = {}
 _FAILED: dict[tuple[str, str], str] = {}  # a world that cannot be prepared is tried once
@@ -82,6 +83,76 @@ def get_prepared_world(world: WorldDef, config: EnvConfig) -> PreparedWorld:
         return prepared
 
 
+def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> PreparedWorld:
+    """Like :func:`get_prepared_world`, for world ``name`` of ``world_set``, without parsing its
+    rows or executing its code when its template and catalogue are cached (and, for code from
+    outside the built-in set, its import probe passed): those are then loaded when first
+    read, and the code is executed when a tool is first called. Otherwise the world is
+    prepared now, as :func:`get_prepared_world` does (and cached for next time).
+
+    Raises:
+        WorldLoadError: as :func:`get_prepared_world`.
+    """
+    content_hash = world_set.content_hash(name)
+    key = (content_hash, config.clock)
+    with _PREPARED_LOCK:
+        prepared = _PREPARED.get(key)
+        if prepared is not None:
+            return prepared
+        if key in _FAILED:
+            raise WorldLoadError(_FAILED[key])
+        cache = TemplateCache(config.cache_dir)
+        clock = None if config.clock is None else FrozenClock(config.clock)
+        template_key = TemplateCache.key(content_hash, clock)
+        catalogues = CatalogueCache(cache.directory)
+        catalogue_key = CatalogueCache.key(content_hash)
+        cached = _is_cached(world_set, content_hash, config)
+        if cached:
+            def load_template() -> tuple[bytes, Any]:
+                entry = cache.load(template_key)
+                if entry is None:
+                    raise WorldLoadError(f"World {name!r}: its cached template "
+                                         f"{template_key} in {cache.directory} is gone.")
+                return entry
+
+            def load_catalogue() -> Any:
+                catalogue = catalogues.load(catalogue_key)
+                return catalogue if catalogue is not None else prepared.host.catalogue
+
+            def load_host(world: PreparedWorld) -> Any:
+                wdef = world_set[name]
+                try:
+                    _probe(wdef, config)
+                    return load_host_on(wdef, world.template, world.report,
+                                        config.tool_timeout_s, world.catalogue)
+                except WorldLoadError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - the boundary of one world
+                    raise WorldLoadError(f"World {name!r} cannot be loaded: "
+                                         f"{type(e).__name__}: {e}") from e
+
+            prepared = PreparedWorld(name, load_template=load_template,
+                                     load_catalogue=load_catalogue, load_host=load_host)
+            _PREPARED[key] = prepared
+            return prepared
+    return get_prepared_world(world_set[name], config)
+
+
+def world_is_cached(world_set: WorldSet, name: str, config: EnvConfig) -> bool:
+    """Whether world ``name`` can start without being built: its template and catalogue are
+    cached and (code from outside the built-in set) its import probe passed."""
+    return _is_cached(world_set, world_set.content_hash(name), config)
+
+
+def _is_cached(world_set: WorldSet, content_hash: str, config: EnvConfig) -> bool:
+    cache = TemplateCache(config.cache_dir)
+    clock = None if config.clock is None else FrozenClock(config.clock)
+    return (cache.has(TemplateCache.key(content_hash, clock))
+            and CatalogueCache(cache.directory).has(CatalogueCache.key(content_hash))
+            and (is_builtin_world_dir(world_set.root)
+                 or probe_marker(cache.directory, content_hash).exists()))
+
+
 def probe_world(world: WorldDef, config: EnvConfig) -> None:
     """Import-probe ``world`` now (:mod:`awm_gym.tools.import_probe`; built-in worlds are not
     probed). A failure is remembered: :func:`get_prepared_world` then raises it at once, without
@@ -99,6 +170,17 @@ def probe_world(world: WorldDef, config: EnvConfig) -> None:
         except WorldLoadError as e:
             _FAILED[key] = str(e)
             raise
+
+
+def probe_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> None:
+    """:func:`probe_world` for world ``name`` of ``world_set``; when its probe passed before
+    (the marker in the cache) this reads neither the world's rows nor starts a process."""
+    if is_builtin_world_dir(world_set.root):
+        return
+    content_hash = world_set.content_hash(name)
+    if probe_marker(TemplateCache(config.cache_dir).directory, content_hash).exists():
+        return
+    probe_world(world_set[name], config)
 
 
 def _probe(world: WorldDef, config: EnvConfig) -> None:
@@ -121,8 +203,8 @@ def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig
     failed: list[str] = []
     for name in names:
         try:
-            prepared[name] = get_prepared_world(world_set[name], config)
-        except WorldLoadError as e:
+            prepared[name] = get_world_of_set(world_set, name, config)
+        except (WorldLoadError, UnknownWorldError) as e:
             if config.strict or len(names) == 1:
                 raise
             failed.append(str(e))
@@ -163,12 +245,12 @@ class WorldRuntime:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
         self.num_instances = num_instances
-        self._prepared = prepare_worlds(world_set, [world_set[w].name for w in worlds], config)
+        self._prepared = prepare_worlds(world_set, [world_set.entry(w).name for w in worlds],
+                                        config)
         self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
-        self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set[w].tasks))]
+        self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set.entry(w).tasks))]
         self._instances = [_Instance() for _ in range(num_instances)]
-        self._tool_names = {w: p.host.tool_names for w, p in self._prepared.items()}
-        self._tools_text: dict[str, str] = {}
+        self._tool_names: dict[str, frozenset[str]] = {}
         self.scorer = Scorer(config.scoring, verifier_pool)
         """Turns final answers into rewards (verifiers, judge, rubric)."""
 
@@ -181,14 +263,18 @@ class WorldRuntime:
 
     def tools_text(self, world: str) -> str:
         """The ``list_tools`` reply for ``world``."""
-        text = self._tools_text.get(world)
-        if text is None:
-            text = self._tools_text[world] = format_tools_text(self._prepared[world].host.tools)
-        return text
+        return self._prepared[world].catalogue.text
 
     def tools(self, world: str) -> list[dict[str, Any]]:
         """``world``'s tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
-        return [t.to_dict() for t in self._prepared[world].host.tools]
+        return [t.to_dict() for t in self._prepared[world].catalogue.tools]
+
+    def tool_names(self, world: str) -> frozenset[str]:
+        """The names of ``world``'s tools."""
+        names = self._tool_names.get(world)
+        if names is None:
+            names = self._tool_names[world] = self._prepared[world].catalogue.names
+        return names
 
     def instance_world(self, i: int) -> tuple[str, int]:
         inst = self._instances[i]
@@ -213,7 +299,7 @@ class WorldRuntime:
                     ) -> tuple[str, int]:
         """The (world, task) a seed picks; ``world``/``task_idx`` pin either."""
         if world is not None:
-            world = self.world_set[world].name
+            world = self.world_set.entry(world).name
             if world not in self._prepared:
                 raise UnknownWorldError(f"World {world!r} is not one of this env's worlds "
                                         f"({', '.join(self.worlds)}).")
@@ -249,7 +335,7 @@ class WorldRuntime:
             inst.world, inst.task_idx, inst.seed, inst.steps, inst.done = world, task, seed, 0, False
             inst.turns = []
             info = {K.WORLD: world, K.TASK_IDX: task, K.SEED: -1 if seed is None else seed}
-            out.append((self.world_set[world].tasks[task], info))
+            out.append((self.world_set.entry(world).tasks[task], info))
         return out
 
     # -- step -------------------------------------------------------------------------------
@@ -310,7 +396,7 @@ class WorldRuntime:
         batch goes on.
         """
         try:
-            parsed = parse_action(action, self._tool_names[inst.world],
+            parsed = parse_action(action, self.tool_names(inst.world),
                                   self.config.max_action_chars)
             if isinstance(parsed, FinalAnswer):
                 return parsed, None

@@ -39,8 +39,8 @@ from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime, probe_world
-from awm_gym.errors import EnvUsageError, WorldLoadError, WorldSkippedWarning
+from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set, world_is_cached
+from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
@@ -185,6 +185,7 @@ class ShardedRuntime:
         shard_config = EnvConfig(**{**config.__dict__, "verifier_workers":
                                     max(1, config.verifier_workers // num_workers)})
         spec = (world_set.root, list(self.worlds), shard_config, contained)
+        _build_cold_worlds(world_set, self.worlds, shard_config, contained)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
         self._shards = [_Shard(spec, range(bounds[k], bounds[k + 1])) for k in range(num_workers)]
         self._owner = [(s, i - s.indices.start) for s in self._shards for i in s.indices]
@@ -376,13 +377,48 @@ class ShardedRuntime:
 
     def close(self) -> None:
         for shard in self._shards:
-            if shard.proc is not None:
-                try:
-                    _send(shard.proc.stdin, ("close",))
-                    shard.proc.wait(timeout=5)
-                except (OSError, subprocess.TimeoutExpired, ValueError):
-                    pass
-                shard.kill()
+            _stop(shard)
+
+
+_WORLDS_PER_BUILDER = 4
+"""Fewest cold worlds worth a builder process of their own."""
+
+
+def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig,
+                       contained: bool) -> None:
+    """Build the worlds that are not cached yet in several worker processes at once (one per
+    core), each contained like a shard, so that the shards then start from the cache.
+    Failures are left for the shards, which report them as usual."""
+    cold = []
+    for name in worlds:
+        try:
+            if not world_is_cached(world_set, name, config):
+                cold.append(name)
+        except (WorldLoadError, UnknownWorldError):
+            pass  # the shard reports it
+    count = min(os.cpu_count() or 1, len(cold) // _WORLDS_PER_BUILDER)
+    if count < 2:
+        return
+    logger.info("building %d worlds in %d processes", len(cold), count)
+    builders = [_Shard((world_set.root, cold[k::count], config, contained), range(1))
+                for k in range(count)]
+    for builder in builders:
+        try:
+            builder.reply(time.monotonic() + 3600)
+        except Exception:  # noqa: BLE001 - a world that cannot be built is the shard's to report
+            logger.debug("a builder process failed", exc_info=True)
+        finally:
+            _stop(builder)
+
+
+def _stop(shard: _Shard) -> None:
+    if shard.proc is not None:
+        try:
+            _send(shard.proc.stdin, ("close",))
+            shard.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            pass
+        shard.kill()
 
 
 def _contain(root: str, config: EnvConfig, scratch: str) -> dict[str, dict[str, str]]:
@@ -422,8 +458,8 @@ def _serve() -> None:
                 world_set = get_world_set(root)
                 for name in worlds:  # import-time hangs and exits, while this process may
                     try:  # still start the probe's child (a failure is remembered)
-                        probe_world(world_set[name], config)
-                    except WorldLoadError:
+                        probe_world_of_set(world_set, name, config)
+                    except (WorldLoadError, UnknownWorldError):
                         pass  # WorldRuntime below leaves it out, or raises, as it should
                 if contained:  # every temporary file of this process, multiprocessing's too
                     tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")
@@ -446,7 +482,7 @@ def _serve() -> None:
             elif kind == "tools_text":
                 reply = runtime.tools_text(message[1])
             elif kind == "tools":
-                reply = [t.to_dict() for t in runtime.prepared(message[1]).host.tools]
+                reply = runtime.tools(message[1])
             elif kind == "snapshot":
                 reply = runtime.snapshot(message[1])
             elif kind == "template":

@@ -263,8 +263,9 @@ class WorldSet:
                     per_file.setdefault(file, []).extend(spans)
         if not per_file:
             return []
-        for spans in per_file.values():
-            spans.sort(key=lambda s: s.line)
+        for file, flat in per_file.items():  # in line order, as a pass over the file reads
+            triples = sorted(zip(flat[0::3], flat[1::3], flat[2::3], strict=True))
+            per_file[file] = [n for triple in triples for n in triple]
         loader = RowLoader(self.root, wanted, lambda file: read_lines(
             self.root, file, per_file.get(file, ())), known=defined)
         loader.check_only()
@@ -349,9 +350,10 @@ def load_world_set(
             neither parsed nor checked.
         lazy: Index the files now and parse each world when it is first asked for (problems
             of its rows are then reported, or raised with ``strict``, at that point).
-        cache_dir: Where facts learned from a world's rows (its content hash) are kept, keyed
-            by the files' identity, so a later process need not parse the world to know them;
-            None keeps nothing.
+        cache_dir: Where the index and facts learned from a world's rows (its content hash)
+            are kept, keyed by the files' identity (path, size, modification time, inode), so a
+            later process need neither scan the files nor parse the world to know them; None
+            keeps nothing.
         max_loaded: With ``lazy``, keep at most this many parsed worlds (None: all).
 
     Returns:
@@ -389,7 +391,7 @@ def load_world_set(
     root = os.path.abspath(os.fspath(path))
     _check_directory(root)
     started = time.perf_counter()
-    index = index_world_set(root)
+    index = index_world_set(root, cache_dir)
     wanted = None
     if worlds is not None:
         _check_requested(index, worlds)
