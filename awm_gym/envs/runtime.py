@@ -10,6 +10,7 @@ shells around this.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 import sqlite3
@@ -245,10 +246,13 @@ class WorldRuntime:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
         self.num_instances = num_instances
+        world_set.entries(worlds)  # every world's tasks in one pass over gen_tasks.jsonl
         self._prepared = prepare_worlds(world_set, [world_set.entry(w).name for w in worlds],
                                         config)
         self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
-        self._tasks = [(w, t) for w in self.worlds for t in range(len(world_set.entry(w).tasks))]
+        self._task_counts = {w: len(world_set.entry(w).tasks) for w in self.worlds}
+        self._tasks = [(w, t) for w in self.worlds for t in range(self._task_counts[w])]
+        self._weights = self._world_weights()
         self._instances = [_Instance() for _ in range(num_instances)]
         self._tool_names: dict[str, frozenset[str]] = {}
         self.scorer = Scorer(config.scoring, verifier_pool)
@@ -298,22 +302,36 @@ class WorldRuntime:
     def choose_task(self, seed: int | None, world: str | None, task_idx: int | None
                     ) -> tuple[str, int]:
         """The (world, task) a seed picks; ``world``/``task_idx`` pin either."""
+        rng = random.Random(seed) if seed is not None else random.Random()
         if world is not None:
             world = self.world_set.entry(world).name
             if world not in self._prepared:
                 raise UnknownWorldError(f"World {world!r} is not one of this env's worlds "
                                         f"({', '.join(self.worlds)}).")
-            candidates = [(w, t) for w, t in self._tasks if w == world]
-        else:
-            candidates = self._tasks
+        elif self._weights is not None:  # the world by its weight, then a task within it
+            world = rng.choices(self._weights[0], cum_weights=self._weights[1])[0]
+        candidates = (self._tasks if world is None
+                      else [(world, t) for t in range(self._task_counts[world])])
         if task_idx is not None:
             pinned = [(w, t) for w, t in candidates if t == task_idx]
             if not pinned:
                 raise EnvUsageError(f"options['task_idx']={task_idx}: out of range for "
                                     f"{world or self.worlds}; tasks are numbered from 0.")
             candidates = pinned
-        rng = random.Random(seed) if seed is not None else random.Random()
         return candidates[rng.randrange(len(candidates))]
+
+    def _world_weights(self) -> tuple[list[str], list[float]] | None:
+        """``config.world_weights`` over this env's worlds, as (worlds, cumulative weights)."""
+        if self.config.world_weights is None:
+            return None
+        given = {self.world_set.entry(name).name: weight
+                 for name, weight in self.config.world_weights}
+        worlds = [w for w in self.worlds if given.get(w, 0.0) > 0]
+        if not worlds:
+            raise EnvUsageError(f"EnvConfig.world_weights gives no positive weight to any world "
+                                f"this env runs ({len(self.worlds)} worlds, e.g. "
+                                f"{', '.join(self.worlds[:3])}); name at least one of them.")
+        return worlds, list(itertools.accumulate(given[w] for w in worlds))
 
     def reset(self, indices: Sequence[int], seeds: Sequence[int | None],
               task_idx: Sequence[int | None], worlds: Sequence[str | None]

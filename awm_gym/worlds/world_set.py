@@ -213,19 +213,28 @@ class WorldSet:
                 why).
         """
         key = normalize_scenario_name(name)
-        entry = self._entries.get(key)
+        entry = self._entries.get(key) or self.entries([key]).get(key)
         if entry is not None:
             return entry
-        if key in self._candidates and key not in self._broken:
-            spans = self._index.worlds[key]
-            loader = RowLoader(self.root, frozenset({key}), lambda file: read_lines(
-                self.root, file, spans.get(file, ()) if file == TASKS_FILE else ()))
-            found = loader.tasks().get(key)
-            if found is not None and found[1] is not None:
-                entry = self._entries[key] = WorldEntry(key, found[1][0], found[1][1])
-                return entry
         world = self[name]  # raises, or (a tasks row other lines fix) returns the world
         return self._entries.setdefault(key, WorldEntry(key, world.display_name, world.tasks))
+
+    def entries(self, names: Sequence[str]) -> dict[str, WorldEntry]:
+        """:meth:`entry` for many worlds at once (one pass over gen_tasks.jsonl); worlds whose
+        tasks row is malformed are left out (``ws.entry(name)`` says why)."""
+        keys = {normalize_scenario_name(n) for n in names}
+        todo = sorted(k for k in keys - set(self._entries)
+                      if k in self._candidates and k not in self._broken)
+        if todo:
+            flat = [n for k in todo for n in self._index.worlds[k].get(TASKS_FILE, ())]
+            triples = sorted(zip(flat[0::3], flat[1::3], flat[2::3], strict=True))
+            spans = [n for triple in triples for n in triple]
+            loader = RowLoader(self.root, frozenset(todo), lambda file: read_lines(
+                self.root, file, spans if file == TASKS_FILE else ()))
+            for key, (_, parsed) in loader.tasks().items():  # its problems come again, and
+                if parsed is not None:  # are kept, when the world is parsed in full
+                    self._entries[key] = WorldEntry(key, parsed[0], parsed[1])
+        return {k: self._entries[k] for k in keys if k in self._entries}
 
     def content_hash(self, name: str) -> str:
         """The world's :attr:`~awm_gym.worlds.records.WorldDef.content_hash`, from the cache
