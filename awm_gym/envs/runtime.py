@@ -145,13 +145,22 @@ def world_is_cached(world_set: WorldSet, name: str, config: EnvConfig) -> bool:
     return _is_cached(world_set, world_set.content_hash(name), config)
 
 
+_CACHED: set[tuple[str, str, str | None, bool]] = set()  # found complete: cache entries stay
+
+
 def _is_cached(world_set: WorldSet, content_hash: str, config: EnvConfig) -> bool:
+    builtin = is_builtin_world_dir(world_set.root)
+    memo = (content_hash, str(config.cache_dir), config.clock, builtin)
+    if memo in _CACHED:
+        return True
     cache = TemplateCache(config.cache_dir)
     clock = None if config.clock is None else FrozenClock(config.clock)
-    return (cache.has(TemplateCache.key(content_hash, clock))
-            and CatalogueCache(cache.directory).has(CatalogueCache.key(content_hash))
-            and (is_builtin_world_dir(world_set.root)
-                 or probe_marker(cache.directory, content_hash).exists()))
+    found = (cache.has(TemplateCache.key(content_hash, clock))
+             and CatalogueCache(cache.directory).has(CatalogueCache.key(content_hash))
+             and (builtin or probe_marker(cache.directory, content_hash).exists()))
+    if found:
+        _CACHED.add(memo)
+    return found
 
 
 def probe_world(world: WorldDef, config: EnvConfig) -> None:

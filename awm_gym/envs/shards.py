@@ -389,13 +389,14 @@ def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvCo
     """Build the worlds that are not cached yet in several worker processes at once (one per
     core), each contained like a shard, so that the shards then start from the cache.
     Failures are left for the shards, which report them as usual."""
-    cold = []
+    unbuilt: dict[str, str] = {}  # content hash -> a world with that content
     for name in worlds:
         try:
             if not world_is_cached(world_set, name, config):
-                cold.append(name)
+                unbuilt.setdefault(world_set.content_hash(name), name)
         except (WorldLoadError, UnknownWorldError):
             pass  # the shard reports it
+    cold = list(unbuilt.values())
     count = min(os.cpu_count() or 1, len(cold) // _WORLDS_PER_BUILDER)
     if count < 2:
         return

@@ -320,7 +320,7 @@ class _WorldsView(Mapping[str, WorldDef]):
         self._ws = world_set
 
     def __getitem__(self, name: str) -> WorldDef:
-        if name not in self._ws.names():
+        if name not in self._ws or normalize_scenario_name(name) != name:  # keys: normalized
             raise KeyError(name)
         try:
             return self._ws[name]
