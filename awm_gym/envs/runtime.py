@@ -35,10 +35,14 @@ from awm_gym.tools.actions import (
     UnknownTool,
     parse_action,
 )
-from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.catalogue import CatalogueCache
+from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.host import PreparedWorld, load_host_on, prepare_world
-from awm_gym.tools.import_probe import is_builtin_world_dir, probe_marker, probe_world_import
+from awm_gym.tools.import_probe import (
+    is_builtin_world_dir,
+    probe_marker,
+    probe_world_import,
+)
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.records import VerifierDef, WorldDef
 from awm_gym.worlds.template_db import TemplateCache

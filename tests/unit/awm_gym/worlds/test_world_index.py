@@ -32,7 +32,7 @@ def test_index_finds_every_row_of_every_world_and_reads_it_back(tiny: Path) -> N
     index = index_world_set(str(tiny))
     eager = load_world_set(tiny)
     assert sorted(index.worlds) == eager.names() and index.loose == {}
-    for world, files in index.worlds.items():
+    for files in index.worlds.values():
         for file, spans in files.items():
             for _, raw in read_lines(str(tiny), file, spans):
                 assert json.loads(raw)["name" if file == "gen_scenario.jsonl" else "scenario"]
