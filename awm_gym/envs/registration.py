@@ -98,8 +98,8 @@ def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE,
                     vector_entry_point="awm_gym.envs.vector_env:AWMVectorEnv",
                     kwargs={**env_defaults, "world_set": root, "worlds": [name]},
                     disable_env_checker=True)
-        if (namespace, name) in taken:  # another version of it: let gym check the clash
-            gym.register(**spec)
+        if (namespace, name) in taken or gym.envs.registration.current_namespace is not None:
+            gym.register(**spec)  # another version, or a plugin namespace: gym checks
         else:  # gym.register's own check scans the whole registry: O(n^2) for 1,000 worlds
             gym.registry[gid] = gym.envs.registration.EnvSpec(**spec)
         ids.append(gid)
