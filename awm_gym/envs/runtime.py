@@ -51,7 +51,10 @@ from awm_gym.worlds.world_set import WorldSet
 logger = logging.getLogger(__name__)
 
 __all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds", "probe_world",
-           "probe_world_of_set", "get_world_of_set", "world_is_cached"]
+           "probe_world_of_set", "get_world_of_set", "world_is_cached", "LOADING"]
+
+LOADING = -2
+"""``before_each`` position meaning "executing a world's code before its first tool call"."""
 
 _PREPARED: dict[tuple[str, str], PreparedWorld] = {}
 _FAILED: dict[tuple[str, str], str] = {}  # a world that cannot be prepared is tried once
@@ -378,14 +381,17 @@ class WorldRuntime:
         (an error inside our own handling of one instance becomes that instance's error
         observation, see :meth:`_step_one`). The only errors raised are the caller's mistakes
         (:class:`EnvUsageError`), and those are raised before any instance is touched.
-        ``before_each(pos)`` is called before the action at ``pos`` runs, and with ``-1`` before
-        the batch's verification: a contained worker reports its progress through it.
+        ``before_each(pos)`` is called before the action at ``pos`` runs, with ``-1`` before
+        the batch's verification, and with :data:`LOADING` before the code of a world whose
+        tool is about to be called for the first time is executed: a contained worker reports
+        its progress through it (loading is not part of any call's time limit).
         """
         for i in indices:  # check the whole batch first: a bad index must not half-run it
             if self._instances[i].done:
                 raise EnvUsageError(
                     f"Instance {i} was stepped after its episode ended (autoreset is disabled). "
                     "Reset it first: envs.reset(seed=..., options={'reset_mask': mask}).")
+        self._load_called_worlds(indices, actions, before_each)
         outcomes: list[StepOutcome | None] = []
         pending: list[tuple[int, int, str]] = []  # (position, instance, final answer)
         for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
@@ -407,6 +413,27 @@ class WorldRuntime:
                 before_each(-1)
             self._verify(pending, outcomes)
         return outcomes  # type: ignore[return-value]
+
+    def _load_called_worlds(self, indices: Sequence[int], actions: Sequence[Any],
+                            before_each: Callable[[int], None] | None) -> None:
+        """Execute the code of every world this batch calls a tool of and whose code has not run
+        yet (a world started from the cache runs it at its first tool call). A failure is left
+        for the call to report."""
+        seen: set[str] = set()
+        for i, action in zip(indices, actions, strict=True):
+            world = self._instances[i].world
+            if world in seen or self._prepared[world].is_host_loaded:
+                continue
+            try:
+                parsed = parse_action(action, self.tool_names(world),
+                                      self.config.max_action_chars)
+                if isinstance(parsed, ToolCall):
+                    seen.add(world)
+                    if before_each is not None:
+                        before_each(LOADING)
+                    _ = self._prepared[world].host
+            except Exception:  # noqa: BLE001 - the action's own step reports what went wrong
+                logger.debug("loading world %s before its call failed", world, exc_info=True)
 
     def count_lost_turn(self, i: int) -> bool:
         """Count a turn of instance ``i`` that a dead worker lost (its state was rebuilt

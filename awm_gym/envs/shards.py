@@ -39,7 +39,7 @@ from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set, world_is_cached
+from awm_gym.envs.runtime import LOADING, WorldRuntime, probe_world_of_set, world_is_cached
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
@@ -162,6 +162,8 @@ class _Progress:
     def deadline_for(self, pos: int) -> float:
         if pos >= 0:
             return time.monotonic() + self.config.tool_timeout_s + 5.0
+        if pos == LOADING:  # a world's code runs before its first call, as at import
+            return time.monotonic() + self.config.import_timeout_s + 10.0
         judge_s = self.config.judge.timeout_s if self.config.judge is not None else 0.0
         return time.monotonic() + 2 * self.config.verifier_timeout_s + judge_s + 10.0
 
