@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -107,6 +108,11 @@ class EnvConfig:
     """A multi-world env (``AWM/mix-v0``, ``worlds=[...]``) leaves out a world that cannot be
     prepared, with a ``WorldSkippedWarning`` naming it and the cause; ``strict=True`` raises its
     ``WorldLoadError`` instead. A single-world env always raises."""
+    world_weights: Mapping[str, float] | None = None
+    """How a seed picks an instance's world in a multi-world env (``AWM/mix-v0``): with weights
+    (world name -> weight >= 0; worlds not named get 0), a world in proportion to its weight,
+    then one of its tasks uniformly. None: uniformly over the tasks of all worlds. Stored as a
+    sorted tuple of ``(name, weight)`` pairs."""
     rubric: Rubric | None = None
     """A reward composition (``awm_gym.scoring.rubrics``) replacing the default label -> reward mapping
     for final answers; it may combine the code verifier, the judge and format checks."""
@@ -138,6 +144,8 @@ class EnvConfig:
         for name in ("tool_timeout_s", "verifier_timeout_s", "import_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")
+        if self.world_weights is not None:
+            object.__setattr__(self, "world_weights", _weights(self.world_weights))
         if isinstance(self.judge, Mapping):
             object.__setattr__(self, "judge", JudgeConfig(**_judge_fields(self.judge)))
         if self.judge is not None and not isinstance(self.judge, JudgeConfig):
@@ -185,6 +193,20 @@ class EnvConfig:
                              verifier_workers=self.verifier_workers,
                              verifier_timeout_s=self.verifier_timeout_s,
                              record_timings=self.record_timings)
+
+
+def _weights(weights: Any) -> tuple[tuple[str, float], ...]:
+    pairs = weights.items() if isinstance(weights, Mapping) else weights
+    try:
+        out = tuple(sorted((str(name), float(weight)) for name, weight in pairs))
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"EnvConfig.world_weights={weights!r}: give a mapping of world name -> "
+                         "weight (a number >= 0), e.g. {'spotify': 2.0, 'notion': 1.0}.") from e
+    bad = [(n, w) for n, w in out if not (w >= 0 and math.isfinite(w))]
+    if bad or not any(w > 0 for _, w in out):
+        raise ValueError(f"EnvConfig.world_weights: weights must be finite numbers >= 0, at "
+                         f"least one of them > 0; got {dict(bad or out)}.")
+    return out
 
 
 def _judge_fields(fields: Mapping[str, Any]) -> dict[str, Any]:

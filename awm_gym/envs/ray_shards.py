@@ -12,8 +12,9 @@ What differs from local workers (docs/runtime.md, "Ray"):
   actor that dies or hangs names no culprit. It is killed and a new one started; the instances
   it was stepping end truncated with ``info["worker_error"]``, its other live instances get the
   same outcome when next stepped, and each needs a fresh reset. Other shards go on.
-- A hang is noticed when the whole batch passes its budget (``tool_timeout_s + 5`` s per action
-  plus the verification margin), not per action.
+- A hang is noticed when the whole batch passes its budget (``tool_timeout_s + 5`` s per action,
+  plus one ``import_timeout_s`` for a world whose code first runs in it, plus the verification
+  margin), not per action.
 - Containment inside an actor keeps what Ray needs: new TCP sockets stay allowed (Ray's gRPC),
   Ray's directory on the node stays writable, and there is no address-space limit (the object
   store is mapped into the process). Environment scrubbing, Landlock and the seccomp process
@@ -137,7 +138,8 @@ class RayShard:
             return 0.0
         config = self.config
         judge_s = config.judge.timeout_s if config.judge is not None else 0.0
-        return (len(message[1]) * (config.tool_timeout_s + 5.0)
+        # a world's code runs before its first tool call (lazy preparation): one import budget
+        return (len(message[1]) * (config.tool_timeout_s + 5.0) + config.import_timeout_s
                 + 2 * config.verifier_timeout_s + judge_s + 10.0)
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 from awm_gym.errors import UnknownWorldError
 from awm_gym.worlds.records import BUILTIN_WORLDS_DIR  # re-exported: the public name
+from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet, load_world_set
 
 logger = logging.getLogger(__name__)
@@ -34,13 +35,23 @@ _SETS: dict[str, WorldSet] = {}
 _SETS_LOCK = threading.Lock()
 
 
+MAX_LOADED_WORLDS = 64
+"""Parsed worlds a world set keeps in memory (least recently used dropped, parsed again when
+needed): what runs needs only each world's entry, template and catalogue, not its rows."""
+
+
 def get_world_set(path: str | os.PathLike | None = None) -> WorldSet:
-    """The loaded world set at ``path`` (built-ins when None), loaded once per process."""
+    """The world set at ``path`` (built-ins when None), indexed once per process and parsed
+    world by world as worlds are used (``load_world_set(..., lazy=True)``); what a parse
+    learns is cached in the template cache directory (``$AWM_GYM_CACHE``, see
+    :func:`~awm_gym.worlds.template_db.default_cache_dir`)."""
     key = os.path.realpath(path if path is not None else BUILTIN_WORLDS_DIR)
     with _SETS_LOCK:
         world_set = _SETS.get(key)
         if world_set is None:
-            world_set = _SETS[key] = load_world_set(key)
+            world_set = _SETS[key] = load_world_set(key, lazy=True,
+                                                    cache_dir=default_cache_dir(),
+                                                    max_loaded=MAX_LOADED_WORLDS)
             for problem in world_set.problems:
                 logger.warning("%s: %s", key, problem)
         return world_set
@@ -71,6 +82,7 @@ def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE,
 
     world_set = get_world_set(path)
     root = world_set.root
+    taken = {(spec.namespace, spec.name) for spec in gym.registry.values()}
     ids = []
     for name in world_set.names():
         if name in RESERVED_NAMES:
@@ -80,10 +92,14 @@ def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE,
         gid = env_id(name, namespace)
         if gid in gym.registry:
             del gym.registry[gid]
-        gym.register(id=gid, entry_point="awm_gym.envs.env:AWMEnv",
-                     vector_entry_point="awm_gym.envs.vector_env:AWMVectorEnv",
-                     kwargs={**env_defaults, "world_set": root, "worlds": [name]},
-                     disable_env_checker=True)
+        spec = dict(id=gid, entry_point="awm_gym.envs.env:AWMEnv",
+                    vector_entry_point="awm_gym.envs.vector_env:AWMVectorEnv",
+                    kwargs={**env_defaults, "world_set": root, "worlds": [name]},
+                    disable_env_checker=True)
+        if (namespace, name) in taken or gym.envs.registration.current_namespace is not None:
+            gym.register(**spec)  # another version, or a plugin namespace: gym checks
+        else:  # gym.register's own check scans the whole registry: O(n^2) for 1,000 worlds
+            gym.registry[gid] = gym.envs.registration.EnvSpec(**spec)
         ids.append(gid)
     return ids
 
@@ -92,15 +108,12 @@ def resolve_worlds(world_set_path: str | None, worlds: Any) -> tuple[WorldSet, l
     """Load the world set and check the requested world names (all worlds when None)."""
     world_set = get_world_set(world_set_path)
     if worlds is None:
-        names = world_set.names()
-    elif isinstance(worlds, str):
-        names = [worlds]
-    else:
-        names = list(worlds)
+        return world_set, world_set.names()
+    names = [worlds] if isinstance(worlds, str) else list(worlds)
     if not names:
         raise UnknownWorldError(f"No worlds selected from {world_set.root}; pass worlds=[...] "
                                 f"with names from: {', '.join(world_set.names())}.")
-    return world_set, [world_set[n].name for n in names]
+    return world_set, [world_set.entry(n).name for n in names]
 
 
 def _register_builtins() -> None:

@@ -10,6 +10,7 @@ shells around this.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 import sqlite3
@@ -35,10 +36,14 @@ from awm_gym.tools.actions import (
     UnknownTool,
     parse_action,
 )
-from awm_gym.tools.catalogue import format_tools_text
+from awm_gym.tools.catalogue import CatalogueCache
 from awm_gym.tools.db_routing import DatabaseSlot
-from awm_gym.tools.host import PreparedWorld, prepare_world
-from awm_gym.tools.import_probe import is_builtin_world_dir, probe_world_import
+from awm_gym.tools.host import PreparedWorld, load_host_on, prepare_world
+from awm_gym.tools.import_probe import (
+    is_builtin_world_dir,
+    probe_marker,
+    probe_world_import,
+)
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.records import VerifierDef, WorldDef
 from awm_gym.worlds.template_db import TemplateCache
@@ -46,7 +51,11 @@ from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds", "probe_world"]
+__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds", "probe_world",
+           "probe_world_of_set", "get_world_of_set", "world_is_cached", "LOADING"]
+
+LOADING = -2
+"""``before_each`` position meaning "executing a world's code before its first tool call"."""
 
 _PREPARED: dict[tuple[str, str], PreparedWorld] = {}
 _FAILED: dict[tuple[str, str], str] = {}  # a world that cannot be prepared is tried once
@@ -83,6 +92,85 @@ def get_prepared_world(world: WorldDef, config: EnvConfig) -> PreparedWorld:
         return prepared
 
 
+def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> PreparedWorld:
+    """Like :func:`get_prepared_world`, for world ``name`` of ``world_set``, without parsing its
+    rows or executing its code when its template and catalogue are cached (and, for code from
+    outside the built-in set, its import probe passed): those are then loaded when first
+    read, and the code is executed when a tool is first called. Otherwise the world is
+    prepared now, as :func:`get_prepared_world` does (and cached for next time).
+
+    Raises:
+        WorldLoadError: as :func:`get_prepared_world`.
+    """
+    content_hash = world_set.content_hash(name)
+    key = (content_hash, config.clock)
+    with _PREPARED_LOCK:
+        prepared = _PREPARED.get(key)
+        if prepared is not None:
+            return prepared
+        if key in _FAILED:
+            raise WorldLoadError(_FAILED[key])
+        cache = TemplateCache(config.cache_dir)
+        clock = None if config.clock is None else FrozenClock(config.clock)
+        template_key = TemplateCache.key(content_hash, clock)
+        catalogues = CatalogueCache(cache.directory)
+        catalogue_key = CatalogueCache.key(content_hash)
+        cached = _is_cached(world_set, content_hash, config)
+        if cached:
+            def load_template() -> tuple[bytes, Any]:
+                entry = cache.load(template_key)
+                if entry is None:
+                    raise WorldLoadError(f"World {name!r}: its cached template "
+                                         f"{template_key} in {cache.directory} is gone.")
+                return entry
+
+            def load_catalogue() -> Any:
+                catalogue = catalogues.load(catalogue_key)
+                return catalogue if catalogue is not None else prepared.host.catalogue
+
+            def load_host(world: PreparedWorld) -> Any:
+                wdef = world_set[name]
+                try:
+                    _probe(wdef, config)
+                    return load_host_on(wdef, world.template, world.report,
+                                        config.tool_timeout_s, world.catalogue)
+                except WorldLoadError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - the boundary of one world
+                    raise WorldLoadError(f"World {name!r} cannot be loaded: "
+                                         f"{type(e).__name__}: {e}") from e
+
+            prepared = PreparedWorld(name, load_template=load_template,
+                                     load_catalogue=load_catalogue, load_host=load_host)
+            _PREPARED[key] = prepared
+            return prepared
+    return get_prepared_world(world_set[name], config)
+
+
+def world_is_cached(world_set: WorldSet, name: str, config: EnvConfig) -> bool:
+    """Whether world ``name`` can start without being built: its template and catalogue are
+    cached and (code from outside the built-in set) its import probe passed."""
+    return _is_cached(world_set, world_set.content_hash(name), config)
+
+
+_CACHED: set[tuple[str, str, str | None, bool]] = set()  # found complete: cache entries stay
+
+
+def _is_cached(world_set: WorldSet, content_hash: str, config: EnvConfig) -> bool:
+    builtin = is_builtin_world_dir(world_set.root)
+    memo = (content_hash, str(config.cache_dir), config.clock, builtin)
+    if memo in _CACHED:
+        return True
+    cache = TemplateCache(config.cache_dir)
+    clock = None if config.clock is None else FrozenClock(config.clock)
+    found = (cache.has(TemplateCache.key(content_hash, clock))
+             and CatalogueCache(cache.directory).has(CatalogueCache.key(content_hash))
+             and (builtin or probe_marker(cache.directory, content_hash).exists()))
+    if found:
+        _CACHED.add(memo)
+    return found
+
+
 def probe_world(world: WorldDef, config: EnvConfig) -> None:
     """Import-probe ``world`` now (:mod:`awm_gym.tools.import_probe`; built-in worlds are not
     probed). A failure is remembered: :func:`get_prepared_world` then raises it at once, without
@@ -100,6 +188,17 @@ def probe_world(world: WorldDef, config: EnvConfig) -> None:
         except WorldLoadError as e:
             _FAILED[key] = str(e)
             raise
+
+
+def probe_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> None:
+    """:func:`probe_world` for world ``name`` of ``world_set``; when its probe passed before
+    (the marker in the cache) this reads neither the world's rows nor starts a process."""
+    if is_builtin_world_dir(world_set.root):
+        return
+    content_hash = world_set.content_hash(name)
+    if probe_marker(TemplateCache(config.cache_dir).directory, content_hash).exists():
+        return
+    probe_world(world_set[name], config)
 
 
 def _probe(world: WorldDef, config: EnvConfig) -> None:
@@ -122,8 +221,8 @@ def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig
     failed: list[str] = []
     for name in names:
         try:
-            prepared[name] = get_prepared_world(world_set[name], config)
-        except WorldLoadError as e:
+            prepared[name] = get_world_of_set(world_set, name, config)
+        except (WorldLoadError, UnknownWorldError) as e:
             if config.strict or len(names) == 1:
                 raise
             failed.append(str(e))
@@ -167,7 +266,9 @@ class WorldRuntime:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
         self.num_instances = num_instances
-        self._prepared = prepare_worlds(world_set, [world_set[w].name for w in worlds], config)
+        world_set.entries(worlds)  # every world's tasks in one pass over gen_tasks.jsonl
+        self._prepared = prepare_worlds(world_set, [world_set.entry(w).name for w in worlds],
+                                        config)
         self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
         self.tasks: tuple[tuple[str, int], ...] = tuple(tasks_of(self.worlds, world_set, allowed))
@@ -177,9 +278,12 @@ class WorldRuntime:
                                 f"{list(self.worlds)} no task index; pick another subset or "
                                 "other worlds.")
         self._tasks = list(self.tasks)
+        self._world_tasks: dict[str, list[tuple[str, int]]] = {w: [] for w in self.worlds}
+        for w, t in self._tasks:
+            self._world_tasks[w].append((w, t))
+        self._weights = self._world_weights()
         self._instances = [_Instance() for _ in range(num_instances)]
-        self._tool_names = {w: p.host.tool_names for w, p in self._prepared.items()}
-        self._tools_text: dict[str, str] = {}
+        self._tool_names: dict[str, frozenset[str]] = {}
         self.scorer = Scorer(config.scoring, verifier_pool)
         """Turns final answers into rewards (verifiers, judge, rubric)."""
 
@@ -192,14 +296,18 @@ class WorldRuntime:
 
     def tools_text(self, world: str) -> str:
         """The ``list_tools`` reply for ``world``."""
-        text = self._tools_text.get(world)
-        if text is None:
-            text = self._tools_text[world] = format_tools_text(self._prepared[world].host.tools)
-        return text
+        return self._prepared[world].catalogue.text
 
     def tools(self, world: str) -> list[dict[str, Any]]:
         """``world``'s tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
-        return [t.to_dict() for t in self._prepared[world].host.tools]
+        return [t.to_dict() for t in self._prepared[world].catalogue.tools]
+
+    def tool_names(self, world: str) -> frozenset[str]:
+        """The names of ``world``'s tools."""
+        names = self._tool_names.get(world)
+        if names is None:
+            names = self._tool_names[world] = self._prepared[world].catalogue.names
+        return names
 
     def instance_world(self, i: int) -> tuple[str, int]:
         inst = self._instances[i]
@@ -223,31 +331,44 @@ class WorldRuntime:
     def choose_task(self, seed: int | None, world: str | None, task_idx: int | None
                     ) -> tuple[str, int]:
         """The (world, task) a seed picks; ``world``/``task_idx`` pin either."""
+        rng = random.Random(seed) if seed is not None else random.Random()
         if world is not None:
-            world = self.world_set[world].name
+            world = self.world_set.entry(world).name
             if world not in self._prepared:
                 raise UnknownWorldError(f"World {world!r} is not one of this env's worlds "
                                         f"({', '.join(self.worlds)}).")
-            candidates = [(w, t) for w, t in self._tasks if w == world]
-        else:
-            candidates = self._tasks
+        elif self._weights is not None:  # the world by its weight, then a task within it
+            world = rng.choices(self._weights[0], cum_weights=self._weights[1])[0]
+        candidates = self._tasks if world is None else self._world_tasks[world]
         if task_idx is not None:
             pinned = [(w, t) for w, t in candidates if t == task_idx]
             if not pinned:
                 raise EnvUsageError(self._not_a_task(task_idx, world))
             candidates = pinned
-        rng = random.Random(seed) if seed is not None else random.Random()
         return candidates[rng.randrange(len(candidates))]
 
     def _not_a_task(self, task_idx: int, world: str | None) -> str:
         names = [world] if world is not None else list(self.worlds)
-        if all(0 <= task_idx < len(self.world_set[w].tasks) for w in names):
+        if all(0 <= task_idx < len(self.world_set.entry(w).tasks) for w in names):
             allowed = {w: [t for v, t in self._tasks if v == w] for w in names}
             return (f"options['task_idx']={task_idx}: not one of this env's tasks of "
                     f"{world or self.worlds} (its split subset allows {allowed}); pin one of "
                     "those, or make the env without the subset.")
         return (f"options['task_idx']={task_idx}: out of range for {world or self.worlds}; "
                 "tasks are numbered from 0.")
+
+    def _world_weights(self) -> tuple[list[str], list[float]] | None:
+        """``config.world_weights`` over this env's worlds, as (worlds, cumulative weights)."""
+        if self.config.world_weights is None:
+            return None
+        given = {self.world_set.entry(name).name: weight
+                 for name, weight in self.config.world_weights}
+        worlds = [w for w in self.worlds if given.get(w, 0.0) > 0 and self._world_tasks[w]]
+        if not worlds:
+            raise EnvUsageError(f"EnvConfig.world_weights gives no positive weight to any world "
+                                f"this env runs ({len(self.worlds)} worlds, e.g. "
+                                f"{', '.join(self.worlds[:3])}); name at least one of them.")
+        return worlds, list(itertools.accumulate(given[w] for w in worlds))
 
     def reset(self, indices: Sequence[int], seeds: Sequence[int | None],
               task_idx: Sequence[int | None], worlds: Sequence[str | None]
@@ -269,7 +390,7 @@ class WorldRuntime:
             inst.world, inst.task_idx, inst.seed, inst.steps, inst.done = world, task, seed, 0, False
             inst.turns = []
             info = {K.WORLD: world, K.TASK_IDX: task, K.SEED: -1 if seed is None else seed}
-            out.append((self.world_set[world].tasks[task], info))
+            out.append((self.world_set.entry(world).tasks[task], info))
         return out
 
     # -- step -------------------------------------------------------------------------------
@@ -281,14 +402,17 @@ class WorldRuntime:
         (an error inside our own handling of one instance becomes that instance's error
         observation, see :meth:`_step_one`). The only errors raised are the caller's mistakes
         (:class:`EnvUsageError`), and those are raised before any instance is touched.
-        ``before_each(pos)`` is called before the action at ``pos`` runs, and with ``-1`` before
-        the batch's verification: a contained worker reports its progress through it.
+        ``before_each(pos)`` is called before the action at ``pos`` runs, with ``-1`` before
+        the batch's verification, and with :data:`LOADING` before the code of a world whose
+        tool is about to be called for the first time is executed: a contained worker reports
+        its progress through it (loading is not part of any call's time limit).
         """
         for i in indices:  # check the whole batch first: a bad index must not half-run it
             if self._instances[i].done:
                 raise EnvUsageError(
                     f"Instance {i} was stepped after its episode ended (autoreset is disabled). "
                     "Reset it first: envs.reset(seed=..., options={'reset_mask': mask}).")
+        self._load_called_worlds(indices, actions, before_each)
         outcomes: list[StepOutcome | None] = []
         pending: list[tuple[int, int, str]] = []  # (position, instance, final answer)
         for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
@@ -311,6 +435,27 @@ class WorldRuntime:
             self._verify(pending, outcomes)
         return outcomes  # type: ignore[return-value]
 
+    def _load_called_worlds(self, indices: Sequence[int], actions: Sequence[Any],
+                            before_each: Callable[[int], None] | None) -> None:
+        """Execute the code of every world this batch calls a tool of and whose code has not run
+        yet (a world started from the cache runs it at its first tool call). A failure is left
+        for the call to report."""
+        seen: set[str] = set()
+        for i, action in zip(indices, actions, strict=True):
+            world = self._instances[i].world
+            if world in seen or self._prepared[world].is_host_loaded:
+                continue
+            try:
+                parsed = parse_action(action, self.tool_names(world),
+                                      self.config.max_action_chars)
+                if isinstance(parsed, ToolCall):
+                    seen.add(world)
+                    if before_each is not None:
+                        before_each(LOADING)
+                    _ = self._prepared[world].host
+            except Exception:  # noqa: BLE001 - the action's own step reports what went wrong
+                logger.debug("loading world %s before its call failed", world, exc_info=True)
+
     def count_lost_turn(self, i: int) -> bool:
         """Count a turn of instance ``i`` that a dead worker lost (its state was rebuilt
         without it); True when that turn reached the step limit and ended the episode."""
@@ -330,7 +475,7 @@ class WorldRuntime:
         batch goes on.
         """
         try:
-            parsed = parse_action(action, self._tool_names[inst.world],
+            parsed = parse_action(action, self.tool_names(inst.world),
                                   self.config.max_action_chars)
             if isinstance(parsed, FinalAnswer):
                 return parsed, None

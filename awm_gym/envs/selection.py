@@ -85,5 +85,5 @@ def tasks_of(worlds: Sequence[str], world_set: WorldSet,
              allowed: dict[str, tuple[int, ...]] | None) -> list[tuple[str, int]]:
     """The ``(world, task_idx)`` pairs an env over ``worlds`` draws from, in order."""
     if allowed is None:
-        return [(w, t) for w in worlds for t in range(len(world_set[w].tasks))]
+        return [(w, t) for w in worlds for t in range(len(world_set.entry(w).tasks))]
     return [(w, t) for w in worlds for t in allowed.get(w, ())]

@@ -22,8 +22,8 @@ from typing import Any, BinaryIO
 from awm_gym import containment
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime, probe_world
-from awm_gym.errors import EnvUsageError, WorldLoadError, WorldSkippedWarning
+from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set
+from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
 
@@ -113,7 +113,7 @@ class ShardWorker:
             elif kind == "tools_text":
                 reply = self.runtime.tools_text(message[1])
             elif kind == "tools":
-                reply = [t.to_dict() for t in self.runtime.prepared(message[1]).host.tools]
+                reply = self.runtime.tools(message[1])
             elif kind == "snapshot":
                 reply = self.runtime.snapshot(message[1])
             elif kind == "template":
@@ -133,8 +133,8 @@ class ShardWorker:
         world_set = get_world_set(root)
         for name in worlds:  # import-time hangs and exits, while this process may
             try:  # still start the probe's child (a failure is remembered)
-                probe_world(world_set[name], config)
-            except WorldLoadError:
+                probe_world_of_set(world_set, name, config)
+            except (WorldLoadError, UnknownWorldError):
                 pass  # WorldRuntime below leaves it out, or raises, as it should
         if contained:  # every temporary file of this process, multiprocessing's too
             tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")

@@ -41,9 +41,10 @@ from typing import Any, Protocol
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
+from awm_gym.envs.runtime import world_is_cached
 from awm_gym.envs.shard_worker import receive_message, send_message
 from awm_gym.envs.selection import tasks_of
-from awm_gym.errors import EnvUsageError, WorldSkippedWarning
+from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
@@ -209,6 +210,8 @@ class _Progress:
     def deadline_for(self, pos: int) -> float:
         if pos >= 0:
             return time.monotonic() + self.config.tool_timeout_s + 5.0
+        if pos == LOADING:  # a world's code runs before its first call, as at import
+            return time.monotonic() + self.config.import_timeout_s + 10.0
         judge_s = self.config.judge.timeout_s if self.config.judge is not None else 0.0
         return time.monotonic() + 2 * self.config.verifier_timeout_s + judge_s + 10.0
 
@@ -241,6 +244,8 @@ class ShardedRuntime:
                                     max(1, config.verifier_workers // num_workers)})
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
         spec = (world_set.root, list(self.worlds), shard_config, contained, allowed)
+        if config.backend == "local":  # a Ray cluster's nodes keep caches of their own
+            _build_cold_worlds(world_set, self.worlds, shard_config, contained)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
         self._shards = [shard_factory(spec, range(bounds[k], bounds[k + 1]))
                         for k in range(num_workers)]
@@ -453,3 +458,35 @@ class ShardedRuntime:
     def close(self) -> None:
         for shard in self._shards:
             shard.close()
+
+
+_WORLDS_PER_BUILDER = 4
+"""Fewest cold worlds worth a builder process of their own."""
+
+
+def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig,
+                       contained: bool) -> None:
+    """Build the worlds that are not cached yet in several local worker processes at once (one
+    per core), each contained like a shard, so that the shards then start from the cache.
+    Failures are left for the shards, which report them as usual."""
+    unbuilt: dict[str, str] = {}  # content hash -> a world with that content
+    for name in worlds:
+        try:
+            if not world_is_cached(world_set, name, config):
+                unbuilt.setdefault(world_set.content_hash(name), name)
+        except (WorldLoadError, UnknownWorldError):
+            pass  # the shard reports it
+    cold = list(unbuilt.values())
+    count = min(os.cpu_count() or 1, len(cold) // _WORLDS_PER_BUILDER)
+    if count < 2:
+        return
+    logger.info("building %d worlds in %d processes", len(cold), count)
+    builders = [_Shard((world_set.root, cold[k::count], config, contained, None), range(1))
+                for k in range(count)]
+    for builder in builders:
+        try:
+            builder.reply(time.monotonic() + 3600)
+        except Exception:  # noqa: BLE001 - a world that cannot be built is the shard's to report
+            logger.debug("a builder process failed", exc_info=True)
+        finally:
+            builder.close()

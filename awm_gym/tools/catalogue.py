@@ -18,12 +18,19 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-__all__ = ["ToolSpec", "build_catalogue", "format_tools_text", "TOOL_PREFIX"]
+from awm_gym.atomic_io import write_bytes_atomic
+
+__all__ = ["ToolSpec", "Catalogue", "CatalogueCache", "build_catalogue", "format_tools_text",
+           "TOOL_PREFIX"]
 
 TOOL_PREFIX = "mcp_tool_"
 """The prefix AWM's agent puts before every tool name it shows a model."""
@@ -39,7 +46,8 @@ class ToolSpec:
     _validator: Any = field(default=None, init=False, repr=False, compare=False)
     _schema_error: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def _check_schema(self) -> None:
+        """Build the validator (on first use: most tools of most worlds are never called)."""
         import jsonschema
         from jsonschema.validators import validator_for
 
@@ -53,6 +61,8 @@ class ToolSpec:
 
     def validation_error(self, arguments: Any) -> str | None:
         """The text mcp's server returns for arguments failing the input schema, else None."""
+        if self._validator is None and self._schema_error is None:
+            self._check_schema()
         if self._schema_error is not None:
             return self._schema_error
         from jsonschema.exceptions import best_match
@@ -85,6 +95,106 @@ def build_catalogue(app: Any) -> tuple[list[ToolSpec], dict[str, dict[str, Any]]
         openapi, describe_all_responses=False, describe_full_response_schema=False)
     specs = [ToolSpec(t.name, t.description or "", tool_input_schema(t)) for t in tools]
     return specs, operation_map
+
+
+CATALOGUE_FORMAT = 1
+"""Bump when what a cached catalogue holds changes, so stale entries are not reused."""
+_LIBRARIES = ("fastapi", "pydantic", "fastapi-mcp", "mcp", "starlette")
+"""The libraries whose versions decide a catalogue's text (part of the cache key)."""
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """A world's tools as MCP lists them, how to route each, and the ``list_tools`` text.
+
+    Attributes:
+        tools: the tools, in MCP listing order.
+        operations: per tool, ``{"path", "method", "parameters": [{"name", "in"}, ...]}``.
+        text: :func:`format_tools_text` of ``tools``, rendered once from the tools as built.
+    """
+
+    tools: tuple[ToolSpec, ...]
+    operations: Mapping[str, Mapping[str, Any]]
+    text: str
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(t.name for t in self.tools)
+
+    @classmethod
+    def of_app(cls, app: Any) -> Catalogue:
+        """Build the catalogue of a FastAPI app with fastapi_mcp (imports it)."""
+        tools, operation_map = build_catalogue(app)
+        operations = {t.name: _routing_of(operation_map[t.name]) for t in tools}
+        return cls(tuple(tools), operations, format_tools_text(tools))
+
+    def to_json(self) -> bytes:
+        return json.dumps({"tools": [t.to_dict() for t in self.tools],
+                           "operations": self.operations, "text": self.text},
+                          ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Catalogue:
+        raw = json.loads(data.decode("utf-8", "surrogatepass"))
+        tools = tuple(ToolSpec(t["name"], t["description"], t["inputSchema"])
+                      for t in raw["tools"])
+        return cls(tools, raw["operations"], raw["text"])
+
+
+def _routing_of(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What routing a call needs of fastapi_mcp's operation entry (JSON, unlike the rest)."""
+    return {"path": entry["path"], "method": entry["method"],
+            "parameters": [{"name": p.get("name"), "in": p.get("in")}
+                           for p in entry.get("parameters") or ()]}
+
+
+@functools.cache
+def _library_versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in _LIBRARIES:
+        try:
+            found.append(f"{name}={version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name}=-")
+    return ",".join(found)
+
+
+class CatalogueCache:
+    """Catalogues on disk, keyed by world content hash and the versions of the libraries that
+    render them, like templates (:class:`~awm_gym.worlds.template_db.TemplateCache`): a warm
+    start reads the catalogue and never imports ``fastapi_mcp`` or ``mcp``.
+
+    Each entry is ``catalogue/<key>.json``, written atomically.
+    """
+
+    def __init__(self, directory: str | os.PathLike) -> None:
+        self.directory = Path(directory) / "catalogue"
+
+    def __repr__(self) -> str:
+        return f"CatalogueCache({str(self.directory)!r})"
+
+    @staticmethod
+    def key(content_hash: str) -> str:
+        raw = f"{content_hash}|{CATALOGUE_FORMAT}|{_library_versions()}"
+        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+    def load(self, key: str) -> Catalogue | None:
+        try:
+            return Catalogue.from_json((self.directory / f"{key}.json").read_bytes())
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def has(self, key: str) -> bool:
+        return (self.directory / f"{key}.json").is_file()
+
+    def save(self, key: str, catalogue: Catalogue) -> None:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(self.directory / f"{key}.json", catalogue.to_json())
+        except OSError:  # a read-only or full cache only costs a rebuild next time
+            pass
 
 
 def _format_parameters(properties: Mapping[str, Any], required: Sequence[str],

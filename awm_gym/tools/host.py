@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from awm_gym.errors import ToolHostError, WorldLoadError
-from awm_gym.tools.catalogue import build_catalogue
+from awm_gym.tools.catalogue import Catalogue, CatalogueCache
 from awm_gym.tools.db_routing import (
     DatabaseSlot,
     bind_database,
@@ -68,7 +68,7 @@ from awm_gym.worlds.world_set import WorldDef
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ToolHost", "WorldDefect", "load_world_module"]
+__all__ = ["ToolHost", "WorldDefect", "PreparedWorld", "load_world_module", "load_host_on"]
 
 _EXEC_LOCK = threading.RLock()  # patches below are process-wide: one world loads at a time
 
@@ -261,32 +261,46 @@ class ToolHost:
         clock: the world's base time, which the module's ``datetime``/``time`` read outside a
             tool call or on an instance without a clock of its own.
         timeout_s: the default limit for one tool call.
+        catalogue: the world's catalogue when known (from
+            :class:`~awm_gym.tools.catalogue.CatalogueCache`); None builds it from the app with
+            fastapi_mcp.
 
     Attributes:
         tools: the catalogue, as MCP lists it.
-        defects: defects found in the generated code (see :class:`WorldDefect`).
+        catalogue: the tools, their routing and the ``list_tools`` text.
     """
 
     def __init__(self, name: str, full_code: str, bootstrap: DatabaseSlot, clock: FrozenClock,
-                 timeout_s: float = 10.0) -> None:
+                 timeout_s: float = 10.0, catalogue: Catalogue | None = None) -> None:
 
         self.name = name
         self.timeout_s = timeout_s
         self.module = load_world_module(name, full_code, bootstrap, clock)
         self.app = self.module.app
-        try:
-            self.tools, operation_map = build_catalogue(self.app)
-        except Exception as e:  # noqa: BLE001 - broken models/routes in generated code
-            raise WorldLoadError(f"World {name!r}: its tools cannot be listed (OpenAPI "
-                                 f"conversion failed): {type(e).__name__}: {e}") from e
+        if catalogue is None:
+            try:
+                catalogue = Catalogue.of_app(self.app)
+            except Exception as e:  # noqa: BLE001 - broken models/routes in generated code
+                raise WorldLoadError(f"World {name!r}: its tools cannot be listed (OpenAPI "
+                                     f"conversion failed): {type(e).__name__}: {e}") from e
+        self.catalogue = catalogue
+        self.tools = list(catalogue.tools)
         fast_ok = app_allows_fast_path(self.app)
         routes = list(self.app.router.routes)
-        self.operations = {t.name: Operation(t.name, operation_map[t.name], routes, fast_ok=fast_ok)
+        self.operations = {t.name: Operation(t.name, dict(catalogue.operations[t.name]), routes,
+                                             fast_ok=fast_ok)
                            for t in self.tools}
         self._tools_by_name = {t.name: t for t in self.tools}
-        self.defects = tuple(find_defects(self.module))
+        self._defects: tuple[WorldDefect, ...] | None = None
         self._state_at_load = module_state(self.module)
         self._asgi = AsgiCaller(self.app)
+
+    @property
+    def defects(self) -> tuple[WorldDefect, ...]:
+        """Defects found in the generated code (see :class:`WorldDefect`), found on first read."""
+        if self._defects is None:
+            self._defects = tuple(find_defects(self.module))
+        return self._defects
 
     def __repr__(self) -> str:
         return f"ToolHost({self.name!r}, tools={len(self.tools)})"
@@ -336,9 +350,13 @@ class ToolHost:
         self._asgi.close()
 
 
-@dataclass(frozen=True)
 class PreparedWorld:
-    """A world ready to run in this process: its template bytes, build report and tool host.
+    """A world ready to run in this process: its template bytes, build report, catalogue and
+    tool host.
+
+    Each part may be given, or loaded when first read (``loaders``): a world whose template
+    and catalogue are cached needs neither its code executed nor its rows parsed until a tool
+    of it is called, so an env over 1,000 worlds pays only for the worlds and parts it uses.
 
     Example:
         >>> from awm_gym import EnvConfig, get_world_set
@@ -349,10 +367,63 @@ class PreparedWorld:
         True
     """
 
-    name: str
-    template: bytes
-    report: TemplateReport
-    host: ToolHost
+    def __init__(self, name: str, *, built: tuple[bytes, TemplateReport] | None = None,
+                 catalogue: Catalogue | None = None, host: ToolHost | None = None,
+                 load_template: Callable[[], tuple[bytes, TemplateReport]] | None = None,
+                 load_catalogue: Callable[[], Catalogue] | None = None,
+                 load_host: Callable[[PreparedWorld], ToolHost] | None = None) -> None:
+        self.name = name
+        self._built, self._catalogue, self._host = built, catalogue, host
+        self._load_template, self._load_catalogue = load_template, load_catalogue
+        self._load_host = load_host
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"PreparedWorld({self.name!r}, host={'loaded' if self._host else 'lazy'})"
+
+    def _template_and_report(self) -> tuple[bytes, TemplateReport]:
+        if self._built is None:
+            with self._lock:
+                if self._built is None:
+                    self._built = self._load_template()  # type: ignore[misc]
+        return self._built
+
+    @property
+    def template(self) -> bytes:
+        """The initial database, serialized (what every reset starts from)."""
+        return self._template_and_report()[0]
+
+    @property
+    def report(self) -> TemplateReport:
+        return self._template_and_report()[1]
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """The world's tools, their routing and its ``list_tools`` text."""
+        if self._catalogue is None:
+            with self._lock:
+                if self._catalogue is None:
+                    self._catalogue = (self._host.catalogue if self._host is not None
+                                       else self._load_catalogue())  # type: ignore[misc]
+        return self._catalogue
+
+    @property
+    def host(self) -> ToolHost:
+        """The world's executed code (executed on first read when not given).
+
+        Raises:
+            WorldLoadError: the code cannot be loaded now (it could when its cache entries
+                were written); the message names the world.
+        """
+        if self._host is None:
+            with self._lock:
+                if self._host is None:
+                    self._host = self._load_host(self)  # type: ignore[misc]
+        return self._host
+
+    @property
+    def is_host_loaded(self) -> bool:
+        return self._host is not None
 
     @property
     def base_time(self) -> str:
@@ -402,11 +473,15 @@ def _prepare_world(world: WorldDef, *, clock: FrozenClock | None, cache: Templat
                    timeout_s: float) -> PreparedWorld:
     key = TemplateCache.key(world.content_hash, clock)
     cached = cache.load(key) if cache is not None else None
+    catalogues = CatalogueCache(cache.directory) if cache is not None else None
+    catalogue_key = CatalogueCache.key(world.content_hash) if catalogues is not None else ""
     if cached is not None:
         data, report = cached
-        base = FrozenClock(report.base_time)
-        slot = DatabaseSlot(open_database(data, base))
-        host = ToolHost(world.name, world.full_code, slot, base, timeout_s)
+        catalogue = catalogues.load(catalogue_key) if catalogues is not None else None
+        host = load_host_on(world, data, report, timeout_s, catalogue)
+        if catalogue is None and catalogues is not None:
+            catalogues.save(catalogue_key, host.catalogue)
+        return PreparedWorld(world.name, built=(data, report), host=host)
     else:
         if clock is None:
             probe, _ = build_template_db(world.tables, world.samples, FrozenClock(SENTINEL_NOW))
@@ -421,6 +496,19 @@ def _prepare_world(world: WorldDef, *, clock: FrozenClock | None, cache: Templat
             conn.commit()
         data = conn.serialize()
         if cache is not None:
-            cache.save(key, data, report)
+            catalogues.save(catalogue_key, host.catalogue)  # before the template: a template
+            cache.save(key, data, report)  # entry then means the whole world is cached
     slot.conn.close()
-    return PreparedWorld(world.name, data, report, host)
+    return PreparedWorld(world.name, built=(data, report), host=host)
+
+
+def load_host_on(world: WorldDef, template: bytes, report: TemplateReport, timeout_s: float,
+                 catalogue: Catalogue | None = None) -> ToolHost:
+    """Execute ``world``'s code against a copy of its template (its ``create_all`` then has
+    nothing left to create) and return its host."""
+    base = FrozenClock(report.base_time)
+    slot = DatabaseSlot(open_database(template, base))
+    try:
+        return ToolHost(world.name, world.full_code, slot, base, timeout_s, catalogue)
+    finally:
+        slot.conn.close()

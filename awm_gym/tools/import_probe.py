@@ -60,6 +60,11 @@ def is_builtin_world_dir(source_dir: str) -> bool:
     return os.path.realpath(source_dir) == _BUILTIN_DIR
 
 
+def probe_marker(cache_dir: str | os.PathLike, content_hash: str) -> Path:
+    """The file a passing probe of the code with ``content_hash`` leaves in ``cache_dir``."""
+    return Path(cache_dir) / "import-ok" / content_hash
+
+
 def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_s: float,
                        cache_dir: str | os.PathLike | None = None) -> None:
     """Load ``full_code`` in a child process; raise if that hangs, exits or fails.
@@ -75,7 +80,7 @@ def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_
         WorldLoadError: the import did not finish in ``timeout_s``, ended the process, or
             raised (the message says which, with the world's own error text).
     """
-    marker = Path(cache_dir) / "import-ok" / content_hash if cache_dir is not None else None
+    marker = probe_marker(cache_dir, content_hash) if cache_dir is not None else None
     if marker is not None and marker.exists():
         return
     nonce = uuid.uuid4().hex  # the child's verdict line; the world's code cannot forge it

@@ -42,6 +42,7 @@ Example:
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import sqlite3
 import threading
 import time as _time
@@ -72,10 +73,15 @@ def _reference_connection() -> sqlite3.Connection:
 def parse_instant(value: str, what: str = "clock") -> _dt.datetime:
     """``'YYYY-MM-DD HH:MM:SS'`` (UTC) as a naive datetime; the error names ``what``."""
     try:
-        return _dt.datetime.strptime(value, "%Y-%m-%d %H:%M:%S")
+        return _parse_instant(value)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{what}={value!r}: expected 'YYYY-MM-DD HH:MM:SS' (UTC), "
                          f"e.g. {DEFAULT_FROZEN_NOW!r}.") from e
+
+
+@functools.lru_cache(maxsize=4096)  # every reset of an instance parses its world's base time
+def _parse_instant(value: str) -> _dt.datetime:  # datetimes are immutable: safe to share
+    return _dt.datetime.strptime(value, "%Y-%m-%d %H:%M:%S")
 
 
 def _sql_text(instant: _dt.datetime) -> str:

@@ -209,6 +209,10 @@ class TemplateCache:
         raw = f"{content_hash}|{spec}|{TEMPLATE_FORMAT}|{sqlite3.sqlite_version}"
         return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
+    def has(self, key: str) -> bool:
+        """Whether the entry ``key`` is complete (its report, written last, exists)."""
+        return (self.directory / f"{key}.json").is_file()
+
     def load(self, key: str) -> tuple[bytes, TemplateReport] | None:
         db, meta = self.directory / f"{key}.db", self.directory / f"{key}.json"
         try:

@@ -20,26 +20,34 @@ whose tasks, schema or code is missing or malformed is left out of ``WorldSet.wo
 optional part (samples, spec, one verifier, one solution) drops only that part. Blank lines are
 skipped. ``strict=True`` raises :class:`~awm_gym.errors.WorldSetFormatError` at the first problem.
 
-Each file is read once, line by line, in binary mode (JSON strings cannot hold a raw newline, so
-splitting on ``b"\\n"`` is exact). Measured on a synthetic 1,000-world set of 200 MB: 2.8 s, 70% of
-it ``json.loads``; the public set is about half that size. Imports neither fastapi nor sqlalchemy.
+Loading is in two steps. The files are first *indexed* (:mod:`awm_gym.worlds.world_index`:
+each line's world, offset and length, read off the line's start without parsing it; JSON
+strings cannot hold a raw newline, so splitting on ``b"\\n"`` is exact); then each world's rows
+are parsed (:mod:`awm_gym.worlds.row_loader`). :func:`load_world_set` parses every world at
+once; ``lazy=True`` (what :func:`~awm_gym.envs.registration.get_world_set` and so
+``register_worlds`` use) parses a world when it is first asked for, so a set of 1,000 worlds
+registers in the time its files take to read, and problems of a world's rows appear in
+:attr:`WorldSet.problems` once that world has been used (``load_world_set`` lists them all).
+A lazily loaded set keeps at most ``max_loaded`` parsed worlds (least recently used dropped;
+they are parsed again when needed). Imports neither fastapi nor sqlalchemy.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
+from awm_gym.atomic_io import write_bytes_atomic
 from awm_gym.errors import UnknownWorldError, WorldSetFormatError
 from awm_gym.worlds import records
-from awm_gym.worlds.records import (
+from awm_gym.worlds.records import (  # noqa: F401 - re-exported (records.__all__)
     CODE_VERIFIER_FILE,
     DB_FILE,
     ENVS_FILE,
@@ -59,30 +67,40 @@ from awm_gym.worlds.records import (
     WorldProblem,
     normalize_scenario_name,
 )
-from awm_gym.worlds.rows import (
-    ROW_SHAPES,
-    Row,
-    RowError,
-    guess_world,
-    parse_db,
-    parse_envs,
-    parse_sample,
-    parse_scenario,
-    parse_solution,
-    parse_spec,
-    parse_tasks,
-    show,
-    verifier_parser,
-)
+from awm_gym.worlds.row_loader import RowLoader
+from awm_gym.worlds.world_index import FILES, WorldSetIndex, index_world_set, read_lines
 
-__all__ = ["WorldSet", "load_world_set", *records.__all__]  # the records are re-exported
+__all__ = ["WorldSet", "WorldEntry", "load_world_set", *records.__all__]  # records re-exported
 
 logger = logging.getLogger(__name__)
 
+_FILE_ORDER = {file: k for k, file in enumerate(FILES)}
 
-@dataclass(frozen=True)
+
+def _problem_order(p: WorldProblem) -> tuple:
+    """The order a single pass over the files reports problems in: rows by file and line, then
+    the missing rows of each world."""
+    if p.line is None:
+        return (1, p.world or "", _FILE_ORDER.get(p.file, 99), 0)
+    return (0, _FILE_ORDER.get(p.file, 99), p.line, "")
+
+
+@dataclass(frozen=True, slots=True)
+class WorldEntry:
+    """What a world's gen_tasks.jsonl row says: enough to pick and show its tasks without
+    parsing the rest of its rows."""
+
+    name: str
+    display_name: str
+    tasks: tuple[str, ...]
+
+
 class WorldSet:
     """The worlds of one directory, by normalized name, and the problems found loading it.
+
+    Build it with :func:`load_world_set`. A lazily loaded set (``lazy=True``) parses a world's
+    rows when the world is first asked for (``ws[name]``); its :meth:`names` are the worlds the
+    index finds with tasks, code and schema rows, less those found malformed so far.
 
     Example:
         >>> ws = _example_world_set()
@@ -90,22 +108,62 @@ class WorldSet:
         (['notes_app'], 1, ())
         >>> ws["notes app"].name
         'notes_app'
+        >>> ws.entry("notes_app").tasks
+        ('List my notes',)
     """
 
-    root: str
-    worlds: Mapping[str, WorldDef]
-    problems: tuple[WorldProblem, ...] = ()
+    def __init__(self, index: WorldSetIndex, *, strict: bool = False,
+                 wanted: frozenset[str] | None = None, cache_dir: str | None = None,
+                 max_loaded: int | None = None) -> None:
+        self.root = index.root
+        self._index, self._strict, self._cache_dir = index, strict, cache_dir
+        self._max_loaded = max_loaded
+        self._loaded: OrderedDict[str, WorldDef] = OrderedDict()
+        self._entries: dict[str, WorldEntry] = {}
+        self._hashes: dict[str, str] = {}
+        self._broken: set[str] = set()
+        self._world_problems: dict[str, tuple[WorldProblem, ...]] = {}
+        defined = [w for w in index.worlds if index.defines(w)]
+        self._candidates = frozenset(
+            w for w in defined if (wanted is None or w in wanted)
+            and all(f in index.worlds[w] for f in REQUIRED_FILES))
+        self._index_problems = self._check_the_rest(defined, wanted)
+        incomplete = [w for w in defined if (wanted is None or w in wanted)
+                      and w not in self._candidates]
+        for name in sorted(incomplete):  # their missing rows are reported now, at no cost
+            self._parse(name)
+
+    # -- the Mapping-like surface ------------------------------------------------------------
+    @property
+    def worlds(self) -> Mapping[str, WorldDef]:
+        """The worlds by normalized name (a lazily loaded set parses each when read)."""
+        return _WorldsView(self)
+
+    @property
+    def problems(self) -> tuple[WorldProblem, ...]:
+        """Every problem found so far, in file and line order (a lazily loaded set adds a
+        world's row problems when that world is first parsed)."""
+        found = [*self._index_problems]
+        for problems in self._world_problems.values():
+            found.extend(problems)
+        return tuple(sorted(found, key=_problem_order))
 
     def __getitem__(self, name: str) -> WorldDef:
         """Return the world called ``name`` (normalized first, so display names work too).
 
         Raises:
             UnknownWorldError: no such world; the message says why (problems, or a close name).
+            WorldSetFormatError: ``strict=True`` and the world's rows have a problem.
         """
         key = normalize_scenario_name(name)
-        world = self.worlds.get(key)
+        world = self._loaded.get(key)
         if world is not None:
+            self._loaded.move_to_end(key)
             return world
+        if key in self._candidates and key not in self._broken:
+            world = self._parse(key)
+            if world is not None:
+                return world
         own = self.problems_for(key)
         if own:
             raise UnknownWorldError(
@@ -121,18 +179,22 @@ class WorldSet:
         raise UnknownWorldError(f"No world {name!r} in {self.root}.{hint}")
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and normalize_scenario_name(name) in self.worlds
+        if not isinstance(name, str):
+            return False
+        key = normalize_scenario_name(name)
+        return key in self._candidates and key not in self._broken
 
     def __len__(self) -> int:
-        return len(self.worlds)
+        return len(self._candidates) - len(self._broken & self._candidates)
 
     def __iter__(self) -> Iterator[WorldDef]:
         for name in self.names():
-            yield self.worlds[name]
+            if name in self:  # parsing an earlier world cannot break this one, but be exact
+                yield self[name]
 
     def names(self) -> list[str]:
-        """Return the normalized names of the loaded worlds, sorted."""
-        return sorted(self.worlds)
+        """Return the normalized names of the worlds, sorted."""
+        return sorted(self._candidates - self._broken)
 
     def problems_for(self, name: str) -> tuple[WorldProblem, ...]:
         """Return the problems that belong to the world ``name`` (normalized first)."""
@@ -142,14 +204,150 @@ class WorldSet:
     def __repr__(self) -> str:
         return f"WorldSet({self.root!r}, worlds={len(self)}, problems={len(self.problems)})"
 
+    # -- light access -----------------------------------------------------------------------
+    def entry(self, name: str) -> WorldEntry:
+        """The world's tasks and display name, read from its gen_tasks.jsonl row alone.
+
+        Raises:
+            UnknownWorldError: as ``ws[name]`` (a malformed tasks row is parsed in full to say
+                why).
+        """
+        key = normalize_scenario_name(name)
+        entry = self._entries.get(key) or self.entries([key]).get(key)
+        if entry is not None:
+            return entry
+        world = self[name]  # raises, or (a tasks row other lines fix) returns the world
+        return self._entries.setdefault(key, WorldEntry(key, world.display_name, world.tasks))
+
+    def entries(self, names: Sequence[str]) -> dict[str, WorldEntry]:
+        """:meth:`entry` for many worlds at once (one pass over gen_tasks.jsonl); worlds whose
+        tasks row is malformed are left out (``ws.entry(name)`` says why)."""
+        keys = {normalize_scenario_name(n) for n in names}
+        todo = sorted(k for k in keys - set(self._entries)
+                      if k in self._candidates and k not in self._broken)
+        if todo:
+            flat = [n for k in todo for n in self._index.worlds[k].get(TASKS_FILE, ())]
+            triples = sorted(zip(flat[0::3], flat[1::3], flat[2::3], strict=True))
+            spans = [n for triple in triples for n in triple]
+            loader = RowLoader(self.root, frozenset(todo), lambda file: read_lines(
+                self.root, file, spans if file == TASKS_FILE else ()))
+            for key, (_, parsed) in loader.tasks().items():  # its problems come again, and
+                if parsed is not None:  # are kept, when the world is parsed in full
+                    self._entries[key] = WorldEntry(key, parsed[0], parsed[1])
+        return {k: self._entries[k] for k in keys if k in self._entries}
+
+    def content_hash(self, name: str) -> str:
+        """The world's :attr:`~awm_gym.worlds.records.WorldDef.content_hash`, from the cache
+        when this version of the files was parsed before (no parsing then)."""
+        key = normalize_scenario_name(name)
+        known = self._hashes.get(key)
+        if known is not None:
+            return known
+        path = self._hash_path(key)
+        if path is not None and key in self._candidates:
+            try:
+                known = path.read_text().strip()
+            except OSError:
+                known = None
+            if known and len(known) == 64:
+                self._hashes[key] = known
+                return known
+        return self[name].content_hash
+
+    # -- parsing ----------------------------------------------------------------------------
+    def _hash_path(self, key: str) -> Path | None:
+        if self._cache_dir is None:
+            return None
+        return Path(self._cache_dir) / "world-hash" / self._index.world_key(key)
+
+    def _check_the_rest(self, defined: Sequence[str], wanted: frozenset[str] | None
+                        ) -> list[WorldProblem]:
+        """Report the lines that name no world, or a world nothing defines."""
+        orphans = [w for w in self._index.worlds if not self._index.defines(w)]
+        per_file: dict[str, list] = {file: list(spans)
+                                     for file, spans in self._index.loose.items()}
+        if wanted is None:
+            for world in orphans:
+                for file, spans in self._index.worlds[world].items():
+                    per_file.setdefault(file, []).extend(spans)
+        if not per_file:
+            return []
+        for file, flat in per_file.items():  # in line order, as a pass over the file reads
+            triples = sorted(zip(flat[0::3], flat[1::3], flat[2::3], strict=True))
+            per_file[file] = [n for triple in triples for n in triple]
+        loader = RowLoader(self.root, wanted, lambda file: read_lines(
+            self.root, file, per_file.get(file, ())), known=defined)
+        loader.check_only()
+        return loader.problems
+
+    def _parse(self, key: str) -> WorldDef | None:
+        """Parse one world's rows; None when a required part is missing or malformed."""
+        spans = self._index.worlds[key]
+        loader = RowLoader(self.root, frozenset({key}), lambda file: read_lines(
+            self.root, file, spans.get(file, ())))
+        world = loader.load().get(key)
+        self._world_problems[key] = tuple(loader.problems)
+        if self._strict and loader.problems:
+            raise _strict_error(self.root, sorted(loader.problems, key=_problem_order)[0])
+        if world is None:
+            self._broken.add(key)
+            return None
+        self._loaded[key] = world
+        if self._max_loaded is not None and len(self._loaded) > self._max_loaded:
+            self._loaded.popitem(last=False)
+        self._entries.setdefault(key, WorldEntry(key, world.display_name, world.tasks))
+        if self._hashes.get(key) != world.content_hash:
+            self._hashes[key] = world.content_hash
+            path = self._hash_path(key)
+            if path is not None:
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_bytes_atomic(path, world.content_hash.encode())
+                except OSError:  # a read-only cache only costs a parse next time
+                    pass
+        return world
+
+    def _load_all(self) -> None:
+        for name in sorted(self._candidates):
+            if name not in self._loaded and name not in self._broken:
+                self._parse(name)
+
+
+class _WorldsView(Mapping[str, WorldDef]):
+    """``WorldSet.worlds``: a read-only mapping that parses worlds as they are read."""
+
+    def __init__(self, world_set: WorldSet) -> None:
+        self._ws = world_set
+
+    def __getitem__(self, name: str) -> WorldDef:
+        if name not in self._ws or normalize_scenario_name(name) != name:  # keys: normalized
+            raise KeyError(name)
+        try:
+            return self._ws[name]
+        except UnknownWorldError as e:
+            raise KeyError(name) from e
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ws.names())
+
+    def __len__(self) -> int:
+        return len(self._ws)
+
+
+def _strict_error(root: str, problem: WorldProblem) -> WorldSetFormatError:
+    return WorldSetFormatError(
+        f"{os.path.join(root, str(problem))} (strict=True stops at the first problem; pass "
+        "strict=False to skip the broken part and load the rest)")
+
 
 # ---------------------------------------------------------------------------------------------
 # Loading
 # ---------------------------------------------------------------------------------------------
 
-
 def load_world_set(
-    path: str | os.PathLike[str], *, strict: bool = False, worlds: Sequence[str] | None = None
+    path: str | os.PathLike[str], *, strict: bool = False, worlds: Sequence[str] | None = None,
+    lazy: bool = False, cache_dir: str | os.PathLike[str] | None = None,
+    max_loaded: int | None = None,
 ) -> WorldSet:
     """Load and validate the world set in directory ``path``.
 
@@ -158,7 +356,14 @@ def load_world_set(
         strict: Raise at the first problem instead of collecting problems and skipping the
             broken part.
         worlds: Load only these worlds (names are normalized); rows of other worlds are
-            parsed but neither kept nor checked further.
+            neither parsed nor checked.
+        lazy: Index the files now and parse each world when it is first asked for (problems
+            of its rows are then reported, or raised with ``strict``, at that point).
+        cache_dir: Where the index and facts learned from a world's rows (its content hash)
+            are kept, keyed by the files' identity (path, size, modification time, inode), so a
+            later process need neither scan the files nor parse the world to know them; None
+            keeps nothing.
+        max_loaded: With ``lazy``, keep at most this many parsed worlds (None: all).
 
     Returns:
         The loaded :class:`WorldSet`; ``problems`` lists every bad row.
@@ -195,12 +400,22 @@ def load_world_set(
     root = os.path.abspath(os.fspath(path))
     _check_directory(root)
     started = time.perf_counter()
-    loader = _Loader(root, strict, None if worlds is None else _wanted(worlds))
-    world_set = loader.run(worlds)
+    index = index_world_set(root, cache_dir)
+    wanted = None
+    if worlds is not None:
+        _check_requested(index, worlds)
+        wanted = _wanted(worlds)
+    world_set = WorldSet(index, strict=strict and lazy, wanted=wanted,
+                         cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+                         max_loaded=max_loaded if lazy else None)
+    if not lazy:
+        world_set._load_all()
+    if strict and world_set.problems:
+        raise _strict_error(root, world_set.problems[0])
     elapsed = time.perf_counter() - started
     n_problems = len(world_set.problems)
-    logger.info("loaded %d worlds from %s in %.2fs (%d problems)", len(world_set), root, elapsed,
-                n_problems)
+    logger.info("%s %d worlds from %s in %.2fs (%d problems)", "indexed" if lazy else "loaded",
+                len(world_set), root, elapsed, n_problems)
     if n_problems:
         logger.warning("%d problem(s) in world set %s; the first: %s", n_problems, root,
                        world_set.problems[0])
@@ -230,317 +445,22 @@ def _check_directory(root: str) -> None:
         )
 
 
-_Entry = tuple[int, Any]  # (line of the first row for a key, parsed value or None if malformed)
-
-
-class _Loader:
-    """One pass over the files of one world set: rows per world, and the problems found."""
-
-    def __init__(self, root: str, strict: bool, wanted: frozenset[str] | None) -> None:
-        self.root = root
-        self.strict = strict
-        self.wanted = wanted
-        self.problems: list[WorldProblem] = []
-        self.known: set[str] = set()  # worlds with a gen_tasks or gen_envs row
-        self.seen: set[str] = set()  # every readable name, also those worlds= filters out
-
-    def report(
-        self, world: str | None, file: str, line: int | None, key: str | None, message: str
-    ) -> None:
-        problem = WorldProblem(world, file, line, key, message)
-        self.problems.append(problem)
-        if self.strict:
-            raise WorldSetFormatError(
-                f"{os.path.join(self.root, str(problem))} (strict=True stops at the first "
-                "problem; pass strict=False to skip the broken part and load the rest)"
-            )
-
-    def run(self, requested: Sequence[str] | None) -> WorldSet:
-        tasks = self.read_per_world(TASKS_FILE, parse_tasks, defines_worlds=True)
-        envs = self.read_per_world(ENVS_FILE, parse_envs, defines_worlds=True)
-        if requested is not None:
-            self.check_requested(requested)
-        db = self.read_per_world(DB_FILE, parse_db)
-        parts = {
-            "description": self.read_per_world(SCENARIO_FILE, parse_scenario, name_key="name"),
-            "samples": self.read_per_world(SAMPLE_FILE, parse_sample),
-            "api_spec": self.read_per_world(SPEC_FILE, parse_spec),
-        }
-        task_counts = {w: len(e[1][1]) for w, e in tasks.items() if e[1] is not None}
-        code_file = self.read_per_task(CODE_VERIFIER_FILE, verifier_parser("code"), task_counts)
-        sql_file = self.read_per_task(SQL_VERIFIER_FILE, verifier_parser("sql"), task_counts)
-        code_verifiers, sql_verifiers = self.split_by_mode(code_file, sql_file)
-        per_task = {
-            "code_verifiers": code_verifiers,
-            "sql_verifiers": sql_verifiers,
-            "solutions": self.read_per_task(SOLUTIONS_FILE, parse_solution, task_counts),
-        }
-        worlds = {}
-        for name in sorted(self.known):
-            world = self.assemble(name, tasks.get(name), envs.get(name), db.get(name), parts,
-                                  per_task)
-            if world is not None:
-                worlds[name] = world
-        return WorldSet(self.root, worlds, tuple(self.problems))
-
-    def split_by_mode(
-        self, *files: Mapping[tuple[str, int], _Entry]
-    ) -> tuple[dict[tuple[str, int], _Entry], dict[tuple[str, int], _Entry]]:
-        """Sort each task's verifier rows into code and sql slots by the mode told from their
-        code (the file names say nothing reliable: AWM's ``gen all`` writes either mode to
-        gen_verifier.jsonl). Files are taken in order; for each task and mode the first wins."""
-        by_mode: dict[str, dict[tuple[str, int], _Entry]] = {"code": {}, "sql": {}}
-        for rows in files:
-            for key, (line, verifier) in rows.items():
-                if verifier is None:
-                    continue
-                by_mode[verifier.mode].setdefault(key, (line, verifier))
-        return by_mode["code"], by_mode["sql"]
-
-    # -- reading ---------------------------------------------------------------------------
-
-    def rows(
-        self, file: str, name_key: str = "scenario"
-    ) -> Iterator[tuple[int, Row | None, str | None]]:
-        """Yield (line, row, None) per JSON object line, and (line, None, world) per unparsable
-        line whose world could still be read off the raw text (so that part counts as broken)."""
-        path = os.path.join(self.root, file)
-        if not os.path.isfile(path):
-            return
-        with open(path, "rb") as f:
-            for lineno, raw in enumerate(f, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    obj = json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                    world = guess_world(raw, name_key)
-                    if self.wanted is not None and world is not None and world not in self.wanted:
-                        continue  # another world's row: not ours to report
-                    self.report(world, file, lineno, None, _syntax_message(e))
-                    if world is not None:
-                        yield lineno, None, world
-                    continue
-                if not isinstance(obj, dict):
-                    self.report(
-                        None, file, lineno, None,
-                        f"holds {show(obj)}, not a JSON object. {ROW_SHAPES[file]} is the "
-                        "expected shape; put one object per line.",
-                    )
-                    continue
-                yield lineno, Row(obj, file), None
-
-    def read_per_world(
-        self, file: str, parse: Callable[[Row], Any], *, name_key: str = "scenario",
-        defines_worlds: bool = False,
-    ) -> dict[str, _Entry]:
-        """Read a file with one row per world; the first row for a world decides."""
-        store: dict[str, _Entry] = {}
-        for line, row, hint in self.rows(file, name_key):
-            if row is None:  # unparsable, but we know whose: that world's part is broken
-                if defines_worlds:
-                    self.known.add(hint)
-                if hint in self.known:
-                    store.setdefault(hint, (line, None))
-                continue
-            world = self.world_of(row, file, line, name_key)
-            if world is None:
-                continue
-            if defines_worlds:
-                self.known.add(world)
-            elif not self.is_known(world, name_key, row, file, line):
-                continue
-            if self.is_first(store, world, file, line, name_key, repr(world)):
-                store[world] = (line, self.parse(parse, row, world, file, line))
-        return store
-
-    def read_per_task(
-        self, file: str, parse: Callable[[Row, int], Any], task_counts: Mapping[str, int]
-    ) -> dict[tuple[str, int], _Entry]:
-        """Read a file with one row per (world, task_idx); the first row for a task decides."""
-        store: dict[tuple[str, int], _Entry] = {}
-        for line, row, _ in self.rows(file):
-            if row is None:
-                continue
-            world = self.world_of(row, file, line)
-            if world is None or not self.is_known(world, "scenario", row, file, line):
-                continue
-            try:
-                idx = row.get(row.obj, "task_idx", "task_idx", int)
-            except RowError as e:
-                self.report(world, file, line, e.key, e.message)
-                continue
-            n = task_counts.get(world)
-            if n is not None and not 0 <= idx < n:
-                self.report(
-                    world, file, line, "task_idx",
-                    f"is {idx} but world {world!r} has {n} task(s) in {TASKS_FILE} (valid: "
-                    f"0..{n - 1}). Fix task_idx, or add the task to {TASKS_FILE}.",
-                )
-                continue
-            what = f"{world!r} task {idx}"
-            if self.is_first(store, (world, idx), file, line, "task_idx", what):
-                store[(world, idx)] = (line, self.parse(parse, row, world, file, line, idx))
-        return store
-
-    def parse(
-        self, parse: Callable[..., Any], row: Row, world: str, file: str, line: int, *args: Any
-    ) -> Any:
-        try:
-            return parse(row, *args)
-        except RowError as e:
-            self.report(world, file, line, e.key, e.message)
-            return None
-
-    def world_of(self, row: Row, file: str, line: int, key: str = "scenario") -> str | None:
-        """Return the row's normalized world name; None if unreadable (reported) or filtered."""
-        try:
-            raw = row.get(row.obj, key, key, str)
-        except RowError as e:
-            self.report(None, file, line, e.key, e.message)
-            return None
-        name = normalize_scenario_name(raw)
-        self.seen.add(name)
-        if self.wanted is not None and name not in self.wanted:
-            return None
-        if not name:
-            self.report(
-                None, file, line, key,
-                f"{raw!r} normalizes to an empty name (it has no letters or digits); give the "
-                "scenario a name with letters or digits.",
-            )
-            return None
-        return name
-
-    def is_first(
-        self, store: Mapping[Any, _Entry], k: Any, file: str, line: int, key: str, what: str
-    ) -> bool:
-        if k not in store:
-            return True
-        world = k[0] if isinstance(k, tuple) else k
-        self.report(
-            world, file, line, key,
-            f"duplicate row for {what} (first at line {store[k][0]}). The first row is used and "
-            "this one ignored; remove one of them.",
+def _check_requested(index: WorldSetIndex, requested: Sequence[str]) -> None:
+    defined = sorted(w for w in index.worlds if index.defines(w))
+    for name in requested:
+        key = normalize_scenario_name(name)
+        if index.defines(key):
+            continue
+        close = difflib.get_close_matches(key, defined, n=3)
+        hint = (
+            f" Did you mean {', '.join(map(repr, close))}?"
+            if close
+            else " Load it without worlds= and call .names() to see what it has."
         )
-        return False
-
-    def is_known(self, world: str, key: str, row: Row, file: str, line: int) -> bool:
-        if world in self.known:
-            return True
-        close = difflib.get_close_matches(world, sorted(self.known), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        self.report(
-            world, file, line, key,
-            f"{row.obj[key]!r} (normalized {world!r}) has no row in {TASKS_FILE} or "
-            f"{ENVS_FILE}, so there is no world to attach it to.{hint} Fix the name, add the "
-            "world's tasks and code, or remove this row.",
+        raise UnknownWorldError(
+            f"load_world_set(worlds=...): no world {name!r} (normalized {key!r}) in "
+            f"{TASKS_FILE} or {ENVS_FILE} of {index.root}.{hint}"
         )
-        return False
-
-    def check_requested(self, requested: Sequence[str]) -> None:
-        for name in requested:
-            key = normalize_scenario_name(name)
-            if key in self.known:
-                continue
-            # `seen` holds gen_tasks and gen_envs names at this point: only they are read yet
-            close = difflib.get_close_matches(key, sorted(self.seen - {""}), n=3)
-            hint = (
-                f" Did you mean {', '.join(map(repr, close))}?"
-                if close
-                else " Load it without worlds= and call .names() to see what it has."
-            )
-            raise UnknownWorldError(
-                f"load_world_set(worlds=...): no world {name!r} (normalized {key!r}) in "
-                f"{TASKS_FILE} or {ENVS_FILE} of {self.root}.{hint}"
-            )
-
-    # -- assembly --------------------------------------------------------------------------
-
-    def assemble(
-        self, name: str, tasks: _Entry | None, envs: _Entry | None, db: _Entry | None,
-        parts: Mapping[str, Mapping[str, _Entry]],
-        per_task: Mapping[str, Mapping[tuple[str, int], _Entry]],
-    ) -> WorldDef | None:
-        """Build one world; None if a required part is missing (reported) or malformed."""
-        for entry, file, needs in (
-            (tasks, TASKS_FILE, '"tasks": [str, ...]'),
-            (envs, ENVS_FILE, '"full_code": str'),
-            (db, DB_FILE, '"db_schema": {"tables": [...]}'),
-        ):
-            if entry is None:
-                self.report(
-                    name, file, None, None,
-                    f"no row for world {name!r}, which other files name. Add "
-                    f'{{"scenario": {name!r}, {needs}}} to {file}, or remove the world\'s rows '
-                    "from the other files.",
-                )
-        if tasks is None or envs is None or db is None:
-            return None
-        if tasks[1] is None or envs[1] is None or db[1] is None:
-            return None  # the malformed row was reported when it was read
-        display_name, task_texts = tasks[1]
-        found = {part: rows[name][1] for part, rows in parts.items() if name in rows}
-        samples = found.get("samples") or ()
-        slots = {
-            part: tuple(rows.get((name, i), (0, None))[1] for i in range(len(task_texts)))
-            for part, rows in per_task.items()
-        }
-        return WorldDef(
-            name=name,
-            display_name=display_name,
-            description=found.get("description") or "",
-            tasks=task_texts,
-            tables=db[1],
-            samples=samples,
-            api_spec=found.get("api_spec"),
-            full_code=envs[1],
-            source_dir=self.root,
-            content_hash=_content_hash(db[1], samples, envs[1]),
-            **slots,
-        )
-
-
-def _syntax_message(e: ValueError) -> str:
-    if isinstance(e, json.JSONDecodeError):
-        return (
-            f"not valid JSON: {e.msg} at column {e.colno}. Each line must hold one complete JSON "
-            "object; fix the syntax there (a truncated line or an unescaped quote or newline are "
-            "the usual causes)."
-        )
-    reason = e.reason if isinstance(e, UnicodeDecodeError) else str(e)
-    return (
-        f"not valid UTF-8 ({reason}). Re-save the file as UTF-8 (AWM writes "
-        "json.dumps(..., ensure_ascii=False) lines)."
-    )
-
-
-def _content_hash(
-    tables: Sequence[TableDef], samples: Sequence[SampleTable], full_code: str
-) -> str:
-    """sha256 over exactly what the template database is built from, in order.
-
-    Each piece is tagged and length-prefixed, so no two different worlds hash the same input.
-    """
-    h = hashlib.sha256(b"awm-gym/world-content/v1\0")
-
-    def put(tag: bytes, text: str) -> None:
-        data = text.encode("utf-8", "surrogatepass")  # JSON may carry lone surrogates
-        h.update(tag + len(data).to_bytes(8, "big") + data)
-
-    for t in tables:
-        put(b"T", t.name)
-        put(b"D", t.ddl)
-        for statement in t.indexes:
-            put(b"I", statement)
-        for statement in t.examples:
-            put(b"E", statement)
-    for s in samples:
-        put(b"S", s.table_name)
-        for statement in s.insert_statements:
-            put(b"Q", statement)
-    put(b"C", full_code)
-    return h.hexdigest()
 
 
 def _example_world_set() -> WorldSet:
