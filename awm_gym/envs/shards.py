@@ -41,7 +41,7 @@ from typing import Any, Protocol
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.runtime import world_is_cached
+from awm_gym.envs.runtime import LOADING, world_is_cached
 from awm_gym.envs.shard_worker import receive_message, send_message
 from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
