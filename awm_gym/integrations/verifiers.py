@@ -35,9 +35,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 try:
@@ -57,7 +59,7 @@ from awm_gym.integrations.episodes import (
 logger = logging.getLogger(__name__)
 
 __all__ = ["AWMHarness", "AWMHarnessConfig", "AWMTask", "AWMTaskData", "AWMTaskset",
-           "AWMTasksetConfig", "eval_config", "host_for"]
+           "AWMTasksetConfig", "close_hosts", "eval_config", "host_for"]
 
 TASKSET_ID = "awm-gym-verifiers"
 """The taskset id verifiers loads (the top-level package awm_gym_verifiers, which re-exports
@@ -97,10 +99,13 @@ class AWMTasksetConfig(vf.TasksetConfig):
     seeds: list[int] = [0]
     """One task per seed per task index."""
     tool_names: list[str] | None = None
+    """Offer only these tools (None: every tool of the world; spotify's 63 take ~12k tokens)."""
     description_lines: int | None = None
+    """Lines of each tool description to keep (None: all; 1 keeps the summary line)."""
     capacity: int = 64
     """Instances of the world; more concurrent rollouts wait for a free one."""
     env_kwargs: dict[str, Any] = {}
+    """:class:`awm_gym.EnvConfig` fields (``max_episode_steps``, ``rewards``...)."""
     system_prompt_text: str = DEFAULT_INSTRUCTIONS
     """The instructions before each task."""
 
@@ -117,6 +122,13 @@ def host_for(gym_id: str, capacity: int = 64, env_kwargs: dict[str, Any] | None 
     if key not in _HOSTS:
         _HOSTS[key] = EpisodeHost(gym_id, capacity=capacity, **(env_kwargs or {}))
     return _HOSTS[key]
+
+
+@atexit.register
+def close_hosts() -> None:
+    """Close every runtime :func:`host_for` built (their verifier workers); safe to repeat."""
+    while _HOSTS:
+        _HOSTS.popitem()[1].close()
 
 
 def _outcome(trace: vf.Trace) -> EpisodeResult | None:
@@ -231,20 +243,23 @@ class AWMHarness(vf.Harness[AWMHarnessConfig]):
 
 
 def eval_config(model: str, base_url: str, api_key_var: str, num_rollouts: int = 1,
-                **taskset: Any) -> Any:
-    """A ``vf-eval`` run config for this taskset, as ``vf-eval`` builds it from its flags.
+                output_dir: str | Path = "outputs", **taskset: Any) -> Any:
+    """A ``vf-eval`` run config for this taskset, as ``vf-eval`` builds it from its flags;
+    ``verifiers.v1.cli.eval.runner.run_eval(config)`` runs it and returns the episodes.
 
     Args:
         model: the model name the server serves.
         base_url: its OpenAI-compatible URL (``http://127.0.0.1:8000/v1``).
         api_key_var: the environment variable holding its key.
         num_rollouts: rollouts per task (``-r``).
+        output_dir: where the run writes its traces (``-o``).
         **taskset: :class:`AWMTasksetConfig` fields (``gym_id``, ``task_indices``...).
     """
     from verifiers.v1.configs.cli.eval import EvalConfig
 
     return EvalConfig.model_validate({
-        "model": model, "num_rollouts": num_rollouts, "push": False, "rich": None,
+        "model": model, "num_rollouts": num_rollouts, "output_dir": str(output_dir),
+        "push": False, "rich": None,
         "client": {"base_url": base_url, "api_key_var": api_key_var},
         "env": {"taskset": {"id": TASKSET_ID, **taskset},
                 "agent": {"runtime": {"type": "subprocess"}}},
