@@ -203,7 +203,7 @@ class AWMHarness(vf.Harness[AWMHarnessConfig]):
 
     async def launch(self, ctx: Any, trace: vf.Trace, runtime: Any, endpoint: str, secret: str,
                      mcp_urls: dict[str, str], data: vf.TaskData) -> vf.ProgramResult:
-        from openai import AsyncOpenAI
+        from openai import APIStatusError, AsyncOpenAI
 
         task = trace.task.data
         if not isinstance(task, AWMTaskData):
@@ -219,8 +219,13 @@ class AWMHarness(vf.Harness[AWMHarnessConfig]):
         try:
             async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
                 while not episode.is_done:
-                    response = await client.chat.completions.create(
-                        model=ctx.model, messages=messages, tools=tools)
+                    try:
+                        response = await client.chat.completions.create(
+                            model=ctx.model, messages=messages, tools=tools)
+                    except APIStatusError:
+                        if trace.stop_condition is None:
+                            raise  # the model server's error: verifiers records it
+                        break  # a stop refused the turn (--env.agent.max-turns): truncated
                     message = response.choices[0].message
                     messages.append(message.model_dump(exclude_none=True))
                     if not message.tool_calls:
@@ -243,7 +248,8 @@ class AWMHarness(vf.Harness[AWMHarnessConfig]):
 
 
 def eval_config(model: str, base_url: str, api_key_var: str, num_rollouts: int = 1,
-                output_dir: str | Path = "outputs", **taskset: Any) -> Any:
+                output_dir: str | Path = "outputs", max_turns: int | None = None,
+                **taskset: Any) -> Any:
     """A ``vf-eval`` run config for this taskset, as ``vf-eval`` builds it from its flags;
     ``verifiers.v1.cli.eval.runner.run_eval(config)`` runs it and returns the episodes.
 
@@ -253,6 +259,8 @@ def eval_config(model: str, base_url: str, api_key_var: str, num_rollouts: int =
         api_key_var: the environment variable holding its key.
         num_rollouts: rollouts per task (``-r``).
         output_dir: where the run writes its traces (``-o``).
+        max_turns: model turns per rollout (``--env.agent.max-turns``; None: until the env's
+            step limit or the answer). A rollout cut by it is ``truncated``.
         **taskset: :class:`AWMTasksetConfig` fields (``gym_id``, ``task_indices``...).
     """
     from verifiers.v1.configs.cli.eval import EvalConfig
@@ -262,5 +270,5 @@ def eval_config(model: str, base_url: str, api_key_var: str, num_rollouts: int =
         "push": False, "rich": None,
         "client": {"base_url": base_url, "api_key_var": api_key_var},
         "env": {"taskset": {"id": TASKSET_ID, **taskset},
-                "agent": {"runtime": {"type": "subprocess"}}},
+                "agent": {"runtime": {"type": "subprocess"}, "max_turns": max_turns}},
     })

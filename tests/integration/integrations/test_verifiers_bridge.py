@@ -75,10 +75,11 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
     close_hosts()
 
 
-def evaluate(server: ScriptedLLM, tmp_path: Path, **taskset: object) -> dict[int, object]:
+def evaluate(server: ScriptedLLM, tmp_path: Path, max_turns: int | None = None,
+             **taskset: object) -> dict[int, object]:
     """Run the taskset as ``vf-eval`` does; the one trace of each task, by task index."""
     config = eval_config("scripted", server.base_url, KEY_VAR, output_dir=tmp_path,
-                         gym_id="AWM/spotify-v0", **taskset)
+                         max_turns=max_turns, gym_id="AWM/spotify-v0", **taskset)
     episodes = asyncio.run(run_eval(config))
     traces = [t for e in episodes for t in e.traces]
     for t in traces:
@@ -130,6 +131,16 @@ def test_rollouts_beyond_capacity_wait_for_an_instance(server: ScriptedLLM,
     assert {k: t.rewards["awm_reward"].score for k, t in by_task.items()} == {SOLVED: 1.0,
                                                                            WRONG: 0.0}
     assert host_for("AWM/spotify-v0", capacity=1).free == 1
+
+
+def test_max_turns_truncates(server: ScriptedLLM, tmp_path: Path) -> None:
+    by_task = evaluate(server, tmp_path, max_turns=3, task_indices=[LOOPING],
+                       tool_names=["list_devices"])
+    looping = by_task[LOOPING]  # three model turns, three tool calls; the fourth is refused
+    assert looping.stop_condition is not None
+    assert looping.info["awm"] == {"reward": 0.0, "reward_valid": True, "success": False,
+                                   "label": "truncated", "turns": 3}
+    assert looping.rewards["awm_reward"].score == 0.0
 
 
 def test_import_awm_gym_does_not_import_verifiers() -> None:
