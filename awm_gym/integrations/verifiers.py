@@ -2,9 +2,8 @@
 
 verifiers 0.4 splits an environment into a *taskset* (tasks and their scoring), a *harness*
 (the program that runs the model's loop) and an *env* (how agents meet a task; the plain case is
-``SingleAgentEnv``). This module is all three for AWM, loaded by module name
-(``awm_gym.integrations.verifiers`` is the taskset id; verifiers imports it and takes the one
-``Taskset`` and the one ``Harness`` it exports):
+``SingleAgentEnv``). This module holds AWM's taskset and harness; verifiers finds them by the
+taskset id ``awm-gym-verifiers`` (the top-level package ``awm_gym_verifiers`` re-exports them):
 
 - :class:`AWMTaskset` yields one :class:`AWMTask` per (world, task, seed) of a Gymnasium id.
 - :class:`AWMHarness` runs the tool loop in-process (verifiers allows that as long as every model
@@ -17,10 +16,13 @@ verifiers 0.4 splits an environment into a *taskset* (tasks and their scoring), 
   1) and the metrics ``success``, ``reward_valid`` and ``format_error``. A rollout that stops
   without an answer (the step limit, ``max_turns``) is ``truncated``: reward 0 by default.
 
-``vf-eval`` takes the module as the taskset id and the taskset's fields as flags::
+``vf-eval`` takes the taskset id and the taskset's fields as flags::
 
-    vf-eval awm_gym.integrations.verifiers --env.taskset.gym-id AWM/spotify-v0 \\
-        --env.agent.runtime.type subprocess -m my-model --client.base-url http://127.0.0.1:8000/v1
+    vf-eval awm-gym-verifiers --env.taskset.gym-id AWM/spotify-v0 \\
+        --env.agent.runtime.type subprocess -m my-model \\
+        --client.base-url http://127.0.0.1:8000/v1 --client.api-key-var OPENAI_API_KEY --no-push
+
+(``subprocess``: verifiers' default runtime is a remote sandbox, and this harness needs none.)
 
 prime-rl's orchestrator takes the same taskset id and config.
 
@@ -30,6 +32,7 @@ Example:
     >>> taskset = AWMTaskset(AWMTasksetConfig(id=TASKSET_ID, task_indices=[2]))
     >>> [(t.data.world, t.data.task_idx, t.data.seed) for t in taskset]
     [('spotify', 2, 0)]
+    >>> close_hosts()
 """
 
 from __future__ import annotations
@@ -42,11 +45,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 try:
     import verifiers.v1 as vf
 except ImportError as e:  # an optional extra (0.4's API lives in verifiers.v1): say how to get it
     raise ImportError("awm_gym.integrations.verifiers needs verifiers 0.4.x: "
                       "pip install 'awm-gym[verifiers]'") from e
+
+from verifiers.v1.configs.cli.eval import EvalConfig
 
 from awm_gym.errors import EnvUsageError
 from awm_gym.integrations.episodes import (
@@ -83,7 +90,7 @@ class AWMTaskData(vf.TaskData):
     description_lines: int | None = None
     """Lines of each tool description to keep (None: all)."""
     capacity: int = 64
-    env_kwargs: dict[str, Any] = {}
+    env_kwargs: dict[str, Any] = Field(default_factory=dict)
     """:class:`awm_gym.EnvConfig` fields (``max_episode_steps``, ``rewards``...)."""
 
 
@@ -96,7 +103,7 @@ class AWMTasksetConfig(vf.TasksetConfig):
     """Which of the id's worlds to use (None: all)."""
     task_indices: list[int] | None = None
     """Which tasks of each world (None: all)."""
-    seeds: list[int] = [0]
+    seeds: list[int] = Field(default_factory=lambda: [0])
     """One task per seed per task index."""
     tool_names: list[str] | None = None
     """Offer only these tools (None: every tool of the world; spotify's 63 take ~12k tokens)."""
@@ -104,7 +111,7 @@ class AWMTasksetConfig(vf.TasksetConfig):
     """Lines of each tool description to keep (None: all; 1 keeps the summary line)."""
     capacity: int = 64
     """Instances of the world; more concurrent rollouts wait for a free one."""
-    env_kwargs: dict[str, Any] = {}
+    env_kwargs: dict[str, Any] = Field(default_factory=dict)
     """:class:`awm_gym.EnvConfig` fields (``max_episode_steps``, ``rewards``...)."""
     system_prompt_text: str = DEFAULT_INSTRUCTIONS
     """The instructions before each task."""
@@ -201,8 +208,10 @@ class AWMHarness(vf.Harness[AWMHarnessConfig]):
     EXECUTES_CODE = False  # the world's tools run in awm-gym's runtime, not the model's shell
     NEEDS_CONTAINER = False
 
-    async def launch(self, ctx: Any, trace: vf.Trace, runtime: Any, endpoint: str, secret: str,
-                     mcp_urls: dict[str, str], data: vf.TaskData) -> vf.ProgramResult:
+    async def launch(self, ctx: vf.ModelContext, trace: vf.Trace, runtime: vf.Runtime,
+                     endpoint: str, secret: str, mcp_urls: dict[str, str],
+                     data: vf.TaskData) -> vf.ProgramResult:
+        """Play ``trace``'s task to its end; the outcome goes to ``trace.info["awm"]``."""
         from openai import APIStatusError, AsyncOpenAI
 
         task = trace.task.data
@@ -249,7 +258,7 @@ class AWMHarness(vf.Harness[AWMHarnessConfig]):
 
 def eval_config(model: str, base_url: str, api_key_var: str, num_rollouts: int = 1,
                 output_dir: str | Path = "outputs", max_turns: int | None = None,
-                **taskset: Any) -> Any:
+                **taskset: Any) -> EvalConfig:
     """A ``vf-eval`` run config for this taskset, as ``vf-eval`` builds it from its flags;
     ``verifiers.v1.cli.eval.runner.run_eval(config)`` runs it and returns the episodes.
 
@@ -263,8 +272,6 @@ def eval_config(model: str, base_url: str, api_key_var: str, num_rollouts: int =
             step limit or the answer). A rollout cut by it is ``truncated``.
         **taskset: :class:`AWMTasksetConfig` fields (``gym_id``, ``task_indices``...).
     """
-    from verifiers.v1.configs.cli.eval import EvalConfig
-
     return EvalConfig.model_validate({
         "model": model, "num_rollouts": num_rollouts, "output_dir": str(output_dir),
         "push": False, "rich": None,
