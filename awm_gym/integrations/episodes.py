@@ -1,7 +1,7 @@
 """Episodes of a world driven by native tool calls, as the bridges to TRL and verifiers need them.
 
-Trainers with their own tool-calling loop (TRL's ``environment_factory``, verifiers'
-``MultiTurnEnv``) parse the model's tool calls themselves and hand over a name and arguments.
+Tool-calling loops that parse the model's native tool calls (TRL's ``environment_factory``, the
+verifiers harness in :mod:`awm_gym.integrations.verifiers`) hand over a name and arguments.
 :class:`EpisodeHost` keeps one batched runtime of a world (one template, one verifier pool) and
 lends its instances to :class:`ToolEpisode` s, one per rollout. An episode turns each call into the
 same ``<tool_call>`` action text an in-repo policy would write, so the world's own parser, tool

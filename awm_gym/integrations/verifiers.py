@@ -1,238 +1,281 @@
-"""AWM worlds as a ``verifiers`` environment, for ``vf-eval`` and prime-rl.
+"""AWM worlds as a ``verifiers`` (0.4, ``verifiers.v1``) taskset, for ``vf-eval`` and prime-rl.
 
-:class:`AWMToolEnv` is a ``vf.MultiTurnEnv``: each dataset row is one task of a world, the model
-sees the world's tools as native (OpenAI-style) tool definitions taken from its catalogue, each
-tool call it makes runs as one turn of an awm-gym episode, and an assistant message without a
-tool call is the final answer. When the rollout ends, the episode is finished and scored by the
-task's own verifier through the world's reward table; the rubric reports that reward (weight 1)
-and, as metrics, ``success``, ``reward_valid`` and ``format_error``. A rollout that stops without
-an answer (``max_turns``, the env's step limit) is ``truncated``: reward 0 by default.
+verifiers 0.4 splits an environment into a *taskset* (tasks and their scoring), a *harness*
+(the program that runs the model's loop) and an *env* (how agents meet a task; the plain case is
+``SingleAgentEnv``). This module holds AWM's taskset and harness; verifiers finds them by the
+taskset id ``awm-gym-verifiers`` (the top-level package ``awm_gym_verifiers`` re-exports them):
 
-``vf-eval`` loads environments by module name and calls their ``load_environment``::
+- :class:`AWMTaskset` yields one :class:`AWMTask` per (world, task, seed) of a Gymnasium id.
+- :class:`AWMHarness` runs the tool loop in-process (verifiers allows that as long as every model
+  call goes through the rollout's interception endpoint): the model sees the world's tools as
+  native OpenAI function tools from its catalogue, each tool call it makes runs as one turn of an
+  awm-gym episode, an assistant message without a tool call is the final answer. The episode is
+  then finished and scored by the task's own verifier through the world's reward table, and its
+  outcome is kept in ``trace.info["awm"]``.
+- :class:`AWMTask` scores from that outcome: the reward ``awm_reward`` (the env's reward, weight
+  1) and the metrics ``success``, ``reward_valid`` and ``format_error``. A rollout that stops
+  without an answer (the step limit, ``max_turns``) is ``truncated``: reward 0 by default.
 
-    vf-eval awm_gym.integrations.verifiers -a '{"gym_id": "AWM/spotify-v0"}' \\
-        -m my-model -b http://127.0.0.1:8000/v1 -n 10 -r 4
+``vf-eval`` takes the taskset id and the taskset's fields as flags::
 
-prime-rl's orchestrator takes the same module name and arguments.
+    vf-eval awm-gym-verifiers --env.taskset.gym-id AWM/spotify-v0 \\
+        --env.agent.runtime.type subprocess -m my-model \\
+        --client.base-url http://127.0.0.1:8000/v1 --client.api-key-var OPENAI_API_KEY --no-push
 
-Needs the ``verifiers`` extra (``pip install 'awm-gym[verifiers]'``: verifiers 0.3.x, the last
-line whose ``mcp`` range admits the runtime's pinned ``mcp`` 1.26).
+(``subprocess``: verifiers' default runtime is a remote sandbox, and this harness needs none.)
+
+prime-rl's orchestrator takes the same taskset id and config.
+
+Needs the ``verifiers`` extra (``pip install 'awm-gym[verifiers]'``: verifiers 0.4.x).
 
 Example:
-    >>> env = load_environment("AWM/spotify-v0", task_indices=[2], tool_names=["search_artists"])
-    >>> len(env.eval_dataset), [t.name for t in env.tool_defs]
-    (1, ['search_artists'])
-    >>> env.host.close()
+    >>> taskset = AWMTaskset(AWMTasksetConfig(id=TASKSET_ID, task_indices=[2]))
+    >>> [(t.data.world, t.data.task_idx, t.data.seed) for t in taskset]
+    [('spotify', 2, 0)]
+    >>> close_hosts()
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 try:
-    import verifiers as vf
-except ImportError as e:  # an optional extra: say how to get it
-    raise ImportError("awm_gym.integrations.verifiers needs the verifiers package: "
+    import verifiers.v1 as vf
+except ImportError as e:  # an optional extra (0.4's API lives in verifiers.v1): say how to get it
+    raise ImportError("awm_gym.integrations.verifiers needs verifiers 0.4.x: "
                       "pip install 'awm-gym[verifiers]'") from e
+
+from verifiers.v1.configs.cli.eval import EvalConfig
 
 from awm_gym.errors import EnvUsageError
 from awm_gym.integrations.episodes import (
     DEFAULT_INSTRUCTIONS,
     EpisodeHost,
     EpisodeResult,
-    ToolEpisode,
     function_tools,
 )
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AWMToolEnv", "load_environment", "task_rows"]
+__all__ = ["AWMHarness", "AWMHarnessConfig", "AWMTask", "AWMTaskData", "AWMTaskset",
+           "AWMTasksetConfig", "close_hosts", "eval_config", "host_for"]
+
+TASKSET_ID = "awm-gym-verifiers"
+"""The taskset id verifiers loads (the top-level package awm_gym_verifiers, which re-exports
+this module's taskset and harness: verifiers resolves ids to top-level modules only)."""
 
 OUTCOME_KEY = "awm"
-"""The state key where a finished rollout's outcome is stored (plain JSON, read by the rubric)."""
+"""The ``trace.info`` key where a finished rollout's outcome is stored (plain JSON)."""
 
 
-def task_rows(host: EpisodeHost, worlds: Sequence[str] | None = None,
-              task_indices: Iterable[int] | None = None, seeds: Iterable[int] = (0,)
-              ) -> list[dict[str, Any]]:
-    """Dataset rows for ``host``'s worlds: one per (world, task, seed).
+class AWMTaskData(vf.TaskData):
+    """One task of a world: which runtime plays it and how the tools are shown."""
 
-    Each row has ``question`` (the task text), ``answer`` (empty: the verifier judges) and
-    ``info`` (JSON text with ``world``, ``task_idx``, ``seed``).
-    """
-    rows = []
-    seeds = list(seeds)
-    for world in worlds or host.worlds:
-        count = host.task_count(world)
-        indices = range(count) if task_indices is None else list(task_indices)
-        tasks = host.runtime.world_set[world].tasks
-        for k in indices:
-            if not 0 <= k < count:
-                raise EnvUsageError(f"task_indices: {k} is out of range; {world} has tasks "
-                                    f"0..{count - 1}.")
-            for seed in seeds:
-                info = {"world": world, "task_idx": k, "seed": seed}
-                rows.append({"question": tasks[k], "answer": "", "info": json.dumps(info)})
-    return rows
+    gym_id: str
+    """The registered Gymnasium id whose runtime plays the task."""
+    world: str
+    task_idx: int
+    seed: int = 0
+    """Moves the world's clock, not the task."""
+    tool_names: list[str] | None = None
+    """Offer only these tools (None: all of the world's tools)."""
+    description_lines: int | None = None
+    """Lines of each tool description to keep (None: all)."""
+    capacity: int = 64
+    env_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """:class:`awm_gym.EnvConfig` fields (``max_episode_steps``, ``rewards``...)."""
 
 
-class AWMToolEnv(vf.MultiTurnEnv):
-    """A world's tasks as a multi-turn tool-use environment scored by the world's verifiers.
+class AWMTasksetConfig(vf.TasksetConfig):
+    """Which tasks of which worlds, and how the runtime plays them."""
 
-    Args:
-        host: the runtime that plays the episodes (:class:`EpisodeHost`).
-        rows: the dataset rows (:func:`task_rows`).
-        tool_names: offer only these tools (None: all of the world's tools).
-        description_lines: lines of each tool description to keep (None: all).
-        system_prompt: the instructions before each task.
-        max_turns: model turns per rollout (default: the env's step limit + 1 for the answer).
-        **kwargs: passed to ``vf.MultiTurnEnv`` (``sampling_args``, ``timeout_seconds``, ...).
-    """
+    gym_id: str = "AWM/spotify-v0"
+    """A registered Gymnasium id (``AWM/<world>-v0``, ``AWM/mix-v0``...)."""
+    worlds: list[str] | None = None
+    """Which of the id's worlds to use (None: all)."""
+    task_indices: list[int] | None = None
+    """Which tasks of each world (None: all)."""
+    seeds: list[int] = Field(default_factory=lambda: [0])
+    """One task per seed per task index."""
+    tool_names: list[str] | None = None
+    """Offer only these tools (None: every tool of the world; spotify's 63 take ~12k tokens)."""
+    description_lines: int | None = None
+    """Lines of each tool description to keep (None: all; 1 keeps the summary line)."""
+    capacity: int = 64
+    """Instances of the world; more concurrent rollouts wait for a free one."""
+    env_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """:class:`awm_gym.EnvConfig` fields (``max_episode_steps``, ``rewards``...)."""
+    system_prompt_text: str = DEFAULT_INSTRUCTIONS
+    """The instructions before each task."""
 
-    def __init__(self, host: EpisodeHost, rows: Sequence[dict[str, Any]],
-                 tool_names: Sequence[str] | None = None, description_lines: int | None = None,
-                 system_prompt: str = DEFAULT_INSTRUCTIONS, max_turns: int | None = None,
-                 **kwargs: Any) -> None:
-        from datasets import Dataset
 
-        rows = [dict(r) for r in rows]  # the multi-world case adds each row's tools
-        worlds = sorted({json.loads(r["info"])["world"] for r in rows})
-        if len(worlds) != 1:  # each row carries its own world's tools
-            for r in rows:
-                info = json.loads(r["info"])
-                info["tool_defs"] = _tool_defs(host, info["world"], tool_names,
-                                               description_lines)
-                r["info"] = json.dumps(info)
-        tool_defs = (_tool_defs(host, worlds[0], tool_names, description_lines)
-                     if len(worlds) == 1 else None)
-        self.host = host
-        self._episodes: dict[str, ToolEpisode] = {}
-        rubric = vf.Rubric(funcs=[self.awm_reward], weights=[1.0])
-        for metric in (self.success, self.reward_valid, self.format_error):
-            rubric.add_metric(metric)
-        super().__init__(eval_dataset=Dataset.from_list(list(rows)), system_prompt=system_prompt,
-                         tool_defs=tool_defs, rubric=rubric,
-                         max_turns=max_turns or host.config.max_episode_steps + 1, **kwargs)
+_HOSTS: dict[str, EpisodeHost] = {}
+"""One runtime per (gym id, capacity, env kwargs) in this process: tasks are plain data on the
+wire, so the harness finds its runtime here."""
 
-    # -- the rollout -----------------------------------------------------------------------
-    async def setup_state(self, state: vf.State) -> vf.State:
-        info = state["info"]
-        while not self.host.free:  # more rollouts in flight than instances: wait for one
-            await asyncio.sleep(0.02)
-        episode = self.host.open(task_idx=int(info["task_idx"]), seed=info.get("seed"),
-                                 world=info["world"])
-        self._episodes[state["trajectory_id"]] = episode
-        return state
 
-    async def env_response(self, messages: vf.Messages, state: vf.State,
-                           **kwargs: Any) -> vf.Messages:
-        episode = self._episodes[state["trajectory_id"]]
-        tool_calls = getattr(messages[-1], "tool_calls", None) or []
-        replies = []
-        for call in tool_calls:
-            text = episode.call(call.name, call.arguments)  # raw JSON text: the world parses it
-            replies.append(vf.ToolMessage(role="tool", content=text, tool_call_id=call.id))
-        if episode.is_done:  # a format error or the step limit: the model gets no more turns
-            state["final_env_response"] = replies
-        return replies
+def host_for(gym_id: str, capacity: int = 64, env_kwargs: dict[str, Any] | None = None
+             ) -> EpisodeHost:
+    """The process's :class:`EpisodeHost` for these settings (built on first use)."""
+    key = json.dumps([gym_id, capacity, env_kwargs or {}], sort_keys=True)
+    if key not in _HOSTS:
+        _HOSTS[key] = EpisodeHost(gym_id, capacity=capacity, **(env_kwargs or {}))
+    return _HOSTS[key]
 
-    @vf.stop
-    async def answered(self, state: vf.State) -> bool:
-        """The model replied without a tool call: that reply is the final answer."""
-        if not state["trajectory"]:
-            return False
-        last = state["trajectory"][-1]["completion"][-1]
-        return last.role == "assistant" and not getattr(last, "tool_calls", None)
 
-    @vf.cleanup
-    async def finish_episode(self, state: vf.State) -> None:
-        """Score the episode with the task's verifier and give its instance back."""
-        episode = self._episodes.pop(state["trajectory_id"], None)
-        if episode is None:  # setup failed: nothing ran
-            return
-        try:
-            result = episode.finish(_final_answer(state))
-        finally:
-            episode.close()
-        state[OUTCOME_KEY] = {"reward": result.reward, "reward_valid": result.reward_valid,
-                              "success": result.success, "label": result.label,
-                              "turns": episode.turns}
+@atexit.register
+def close_hosts() -> None:
+    """Close every runtime :func:`host_for` built (their verifier workers); safe to repeat."""
+    while _HOSTS:
+        _HOSTS.popitem()[1].close()
 
-    @vf.teardown
-    async def close_host(self) -> None:
-        self.host.close()
 
-    # -- the rubric: reads what finish_episode stored --------------------------------------
-    @staticmethod
-    def _outcome(state: vf.State) -> EpisodeResult | None:
-        o = state.get(OUTCOME_KEY)
-        return None if o is None else EpisodeResult(o["reward"], o["reward_valid"],
-                                                     o["success"], o["label"])
+def _outcome(trace: vf.Trace) -> EpisodeResult | None:
+    o = trace.info.get(OUTCOME_KEY)
+    return None if o is None else EpisodeResult(o["reward"], o["reward_valid"], o["success"],
+                                                o["label"])
 
-    async def awm_reward(self, state: vf.State) -> float:
+
+class AWMTask(vf.Task[AWMTaskData]):
+    """Scores a rollout from the outcome :class:`AWMHarness` stored on its trace."""
+
+    @vf.reward
+    async def awm_reward(self, trace: vf.Trace) -> float:
         """The env's reward for the episode (the verifier's label through the reward table)."""
-        result = self._outcome(state)
+        result = _outcome(trace)
         return 0.0 if result is None else result.reward
 
-    async def success(self, state: vf.State) -> float:
+    @vf.metric
+    async def success(self, trace: vf.Trace) -> float:
         """1.0 when the task's verifier said complete."""
-        result = self._outcome(state)
+        result = _outcome(trace)
         return float(result is not None and result.success)
 
-    async def reward_valid(self, state: vf.State) -> float:
+    @vf.metric
+    async def reward_valid(self, trace: vf.Trace) -> float:
         """0.0 when the episode could not be scored (leave it out of statistics)."""
-        result = self._outcome(state)
+        result = _outcome(trace)
         return float(result is not None and result.reward_valid)
 
-    async def format_error(self, state: vf.State) -> float:
+    @vf.metric
+    async def format_error(self, trace: vf.Trace) -> float:
         """1.0 when the episode ended on a malformed tool call."""
-        result = self._outcome(state)
+        result = _outcome(trace)
         return float(result is not None and result.label == "format_error")
 
 
-def _tool_defs(host: EpisodeHost, world: str, names: Sequence[str] | None,
-               description_lines: int | None) -> list[dict[str, Any]]:
-    return [t["function"] for t in function_tools(host.tools(world), names, description_lines)]
+class AWMTaskset(vf.Taskset[AWMTask, AWMTasksetConfig]):
+    """One :class:`AWMTask` per (world, task, seed) of ``config.gym_id``."""
+
+    def load(self) -> Iterator[AWMTask]:
+        c = self.config
+        host = host_for(c.gym_id, c.capacity, c.env_kwargs)
+        for world in c.worlds or host.worlds:
+            count = host.task_count(world)
+            tasks = host.runtime.world_set[world].tasks
+            indices = range(count) if c.task_indices is None else c.task_indices
+            for k in indices:
+                if not 0 <= k < count:
+                    raise EnvUsageError(f"task_indices: {k} is out of range; {world} has "
+                                        f"tasks 0..{count - 1}.")
+                for seed in c.seeds:
+                    yield AWMTask(AWMTaskData(
+                        name=f"{world}/{k}/{seed}", prompt=tasks[k],
+                        system_prompt=c.system_prompt_text, gym_id=c.gym_id, world=world,
+                        task_idx=k, seed=seed, tool_names=c.tool_names,
+                        description_lines=c.description_lines, capacity=c.capacity,
+                        env_kwargs=c.env_kwargs), c.task)
 
 
-def _final_answer(state: vf.State) -> str | None:
-    """The last assistant message when it has no tool call; None otherwise (truncated)."""
-    completion = state.get("completion") or []
-    if not completion:
-        return None
-    last = completion[-1]
-    if getattr(last, "role", None) != "assistant" or getattr(last, "tool_calls", None):
-        return None
-    content = getattr(last, "content", None)
-    if isinstance(content, list):
-        content = "".join(getattr(p, "text", "") or "" for p in content)
-    return content or ""
+class AWMHarnessConfig(vf.HarnessConfig):
+    """The in-process tool loop has no settings of its own (turn limits: the env's step limit,
+    ``--env.agent.max-turns``)."""
 
 
-def load_environment(gym_id: str = "AWM/spotify-v0", worlds: Sequence[str] | None = None,
-                     task_indices: Sequence[int] | None = None, seeds: Sequence[int] = (0,),
-                     tool_names: Sequence[str] | None = None,
-                     description_lines: int | None = None, capacity: int = 64,
-                     env_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> AWMToolEnv:
-    """The entry point ``vf-eval`` and prime-rl call: an :class:`AWMToolEnv` for ``env_id``.
+class AWMHarness(vf.Harness[AWMHarnessConfig]):
+    """Plays one :class:`AWMTask` in-process: model calls through the interception endpoint,
+    tool calls into an awm-gym episode, the final answer to the task's verifier."""
+
+    APPENDS_SYSTEM_PROMPT = True
+    EXECUTES_CODE = False  # the world's tools run in awm-gym's runtime, not the model's shell
+    NEEDS_CONTAINER = False
+
+    async def launch(self, ctx: vf.ModelContext, trace: vf.Trace, runtime: vf.Runtime,
+                     endpoint: str, secret: str, mcp_urls: dict[str, str],
+                     data: vf.TaskData) -> vf.ProgramResult:
+        """Play ``trace``'s task to its end; the outcome goes to ``trace.info["awm"]``."""
+        from openai import APIStatusError, AsyncOpenAI
+
+        task = trace.task.data
+        if not isinstance(task, AWMTaskData):
+            task = AWMTaskData.model_validate(task.model_dump())
+        host = host_for(task.gym_id, task.capacity, task.env_kwargs)
+        tools = function_tools(host.tools(task.world), task.tool_names, task.description_lines)
+        while not host.free:  # more rollouts in flight than instances: wait for one
+            await asyncio.sleep(0.02)
+        episode = host.open(task_idx=task.task_idx, seed=task.seed, world=task.world)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": task.system_prompt},
+                                          {"role": "user", "content": task.prompt_text}]
+        answer = None
+        try:
+            async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
+                while not episode.is_done:
+                    try:
+                        response = await client.chat.completions.create(
+                            model=ctx.model, messages=messages, tools=tools)
+                    except APIStatusError:
+                        if trace.stop_condition is None:
+                            raise  # the model server's error: verifiers records it
+                        break  # a stop refused the turn (--env.agent.max-turns): truncated
+                    message = response.choices[0].message
+                    messages.append(message.model_dump(exclude_none=True))
+                    if not message.tool_calls:
+                        answer = message.content or ""
+                        break
+                    for call in message.tool_calls:
+                        # raw JSON text: the world parses it (a bad one is a format error)
+                        text = episode.call(call.function.name, call.function.arguments)
+                        messages.append({"role": "tool", "tool_call_id": call.id,
+                                         "content": text})
+                        if episode.is_done:
+                            break
+            result = episode.finish(answer)
+        finally:
+            episode.close()
+        trace.info[OUTCOME_KEY] = {"reward": result.reward, "reward_valid": result.reward_valid,
+                                   "success": result.success, "label": result.label,
+                                   "turns": episode.turns}
+        return vf.ProgramResult(exit_code=0, stdout="", stderr="")
+
+
+def eval_config(model: str, base_url: str, api_key_var: str, num_rollouts: int = 1,
+                output_dir: str | Path = "outputs", max_turns: int | None = None,
+                **taskset: Any) -> EvalConfig:
+    """A ``vf-eval`` run config for this taskset, as ``vf-eval`` builds it from its flags;
+    ``verifiers.v1.cli.eval.runner.run_eval(config)`` runs it and returns the episodes.
 
     Args:
-        gym_id: a registered Gymnasium id (``AWM/<world>-v0``, ``AWM/mix-v0``...); not
-            ``env_id``, which verifiers' own loader takes for the module name.
-        worlds: which of the id's worlds to use (None: all).
-        task_indices: which tasks of each world (None: all).
-        seeds: one row per seed per task (the seed moves the world's clock, not the task).
-        tool_names: offer only these tools (None: every tool of the world).
-        description_lines: lines of each tool description to keep (None: all).
-        capacity: instances of the world; more concurrent rollouts wait for a free one.
-        env_kwargs: :class:`awm_gym.EnvConfig` fields (``max_episode_steps``, ``rewards``...).
-        **kwargs: passed to :class:`AWMToolEnv` (``system_prompt``, ``max_turns``...).
+        model: the model name the server serves.
+        base_url: its OpenAI-compatible URL (``http://127.0.0.1:8000/v1``).
+        api_key_var: the environment variable holding its key.
+        num_rollouts: rollouts per task (``-r``).
+        output_dir: where the run writes its traces (``-o``).
+        max_turns: model turns per rollout (``--env.agent.max-turns``; None: until the env's
+            step limit or the answer). A rollout cut by it is ``truncated``.
+        **taskset: :class:`AWMTasksetConfig` fields (``gym_id``, ``task_indices``...).
     """
-    host = EpisodeHost(gym_id, capacity=capacity, **(env_kwargs or {}))
-    rows = task_rows(host, worlds, task_indices, seeds)
-    return AWMToolEnv(host, rows, tool_names=tool_names, description_lines=description_lines,
-                      **kwargs)
+    return EvalConfig.model_validate({
+        "model": model, "num_rollouts": num_rollouts, "output_dir": str(output_dir),
+        "push": False, "rich": None,
+        "client": {"base_url": base_url, "api_key_var": api_key_var},
+        "env": {"taskset": {"id": TASKSET_ID, **taskset},
+                "agent": {"runtime": {"type": "subprocess"}, "max_turns": max_turns}},
+    })
