@@ -43,7 +43,7 @@ def verdict(label: str) -> str:
 @pytest.fixture()
 def server():
     s = ScriptedLLM().start()
-    s.script_text(("SLOW ANSWER",), Reply(verdict("complete"), delay_s=3.0))
+    s.script_text(("SLOW ANSWER",), Reply(verdict("complete"), delay_s=20.0))
     s.script_text(("broken printer", "close_ticket"), verdict("complete"))
     s.script_text(("broken printer",), verdict("incomplete"))
     s.script_text(("open tickets",), "Seems fine to me.")
@@ -54,7 +54,8 @@ def server():
 
 
 def judge_config(server: ScriptedLLM) -> JudgeConfig:
-    return JudgeConfig(base_url=server.base_url, model="judge", timeout_s=1.0, max_retries=1,
+    # 5 s: on a loaded 2-core machine a quick verdict took over 1 s; the slow one takes 20 s
+    return JudgeConfig(base_url=server.base_url, model="judge", timeout_s=5.0, max_retries=1,
                        backoff_s=0.01)
 
 
