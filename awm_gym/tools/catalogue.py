@@ -97,29 +97,61 @@ def build_catalogue(app: Any) -> tuple[list[ToolSpec], dict[str, dict[str, Any]]
     return specs, operation_map
 
 
-CATALOGUE_FORMAT = 1
-"""Bump when what a cached catalogue holds changes, so stale entries are not reused."""
+CATALOGUE_FORMAT = 2
+"""Bump when what a cached catalogue holds changes, so stale entries are not reused (2: a
+header line with the text and the names, then the tools and their routing)."""
 _LIBRARIES = ("fastapi", "pydantic", "fastapi-mcp", "mcp", "starlette")
 """The libraries whose versions decide a catalogue's text (part of the cache key)."""
 
 
-@dataclass(frozen=True)
 class Catalogue:
     """A world's tools as MCP lists them, how to route each, and the ``list_tools`` text.
 
+    Read back from the cache (:meth:`from_json`), only the text and the names are decoded; the
+    tools' schemas and routing are decoded when first read (a ``list_tools`` reply or a
+    malformed action needs neither, and 1,000 worlds' schemas cost half a second to decode).
+
     Attributes:
-        tools: the tools, in MCP listing order.
-        operations: per tool, ``{"path", "method", "parameters": [{"name", "in"}, ...]}``.
         text: :func:`format_tools_text` of ``tools``, rendered once from the tools as built.
+        names: the tools' names.
+
+    Example:
+        >>> built = Catalogue([ToolSpec("ping", "Ping", {})], {"ping": {"path": "/ping",
+        ...                    "method": "GET", "parameters": []}}, "1. mcp_tool_ping")
+        >>> back = Catalogue.from_json(built.to_json())
+        >>> sorted(back.names), back.tools[0].name, back.operations["ping"]["path"]
+        (['ping'], 'ping', '/ping')
     """
 
-    tools: tuple[ToolSpec, ...]
-    operations: Mapping[str, Mapping[str, Any]]
-    text: str
+    def __init__(self, tools: Sequence[ToolSpec], operations: Mapping[str, Mapping[str, Any]],
+                 text: str) -> None:
+        self.text = text
+        self.names = frozenset(t.name for t in tools)
+        self._decoded: tuple[tuple[ToolSpec, ...], Mapping[str, Mapping[str, Any]]] | None = (
+            tuple(tools), operations)
+        self._body: bytes | None = None
+
+    def __repr__(self) -> str:
+        return f"Catalogue({len(self.names)} tools)"
 
     @property
-    def names(self) -> frozenset[str]:
-        return frozenset(t.name for t in self.tools)
+    def tools(self) -> tuple[ToolSpec, ...]:
+        """The tools, in MCP listing order."""
+        return self._decode()[0]
+
+    @property
+    def operations(self) -> Mapping[str, Mapping[str, Any]]:
+        """Per tool, ``{"path", "method", "parameters": [{"name", "in"}, ...]}``."""
+        return self._decode()[1]
+
+    def _decode(self) -> tuple[tuple[ToolSpec, ...], Mapping[str, Mapping[str, Any]]]:
+        decoded = self._decoded
+        if decoded is None:  # two threads may both decode: the same result, assigned at once
+            raw = json.loads(self._body.decode("utf-8", "surrogatepass"))  # type: ignore[union-attr]
+            tools = tuple(ToolSpec(t["name"], t["description"], t["inputSchema"])
+                          for t in raw["tools"])
+            decoded = self._decoded = (tools, raw["operations"])
+        return decoded
 
     @classmethod
     def of_app(cls, app: Any) -> Catalogue:
@@ -129,16 +161,31 @@ class Catalogue:
         return cls(tuple(tools), operations, format_tools_text(tools))
 
     def to_json(self) -> bytes:
-        return json.dumps({"tools": [t.to_dict() for t in self.tools],
-                           "operations": self.operations, "text": self.text},
-                          ensure_ascii=False).encode("utf-8", "surrogatepass")
+        """Two JSON lines: ``{"text", "names"}``, then ``{"tools", "operations"}``."""
+        header = json.dumps({"text": self.text, "names": sorted(self.names)},
+                            ensure_ascii=False)
+        body = json.dumps({"tools": [t.to_dict() for t in self.tools],
+                           "operations": self.operations}, ensure_ascii=False)
+        return (header + "\n" + body).encode("utf-8", "surrogatepass")
 
     @classmethod
     def from_json(cls, data: bytes) -> Catalogue:
-        raw = json.loads(data.decode("utf-8", "surrogatepass"))
-        tools = tuple(ToolSpec(t["name"], t["description"], t["inputSchema"])
-                      for t in raw["tools"])
-        return cls(tools, raw["operations"], raw["text"])
+        """Read :meth:`to_json`'s bytes, decoding only the header now.
+
+        Raises:
+            ValueError, KeyError, TypeError: not a catalogue of this format.
+        """
+        head, sep, body = data.partition(b"\n")
+        if not sep or not body.startswith(b"{"):
+            raise ValueError("not a catalogue: no body line")
+        header = json.loads(head.decode("utf-8", "surrogatepass"))
+        catalogue = cls.__new__(cls)
+        catalogue.text = header["text"]
+        catalogue.names = frozenset(header["names"])
+        catalogue._decoded, catalogue._body = None, body
+        if not isinstance(catalogue.text, str):
+            raise TypeError("not a catalogue: its text is not a string")
+        return catalogue
 
 
 def _routing_of(entry: Mapping[str, Any]) -> dict[str, Any]:
