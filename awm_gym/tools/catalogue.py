@@ -99,7 +99,7 @@ def build_catalogue(app: Any) -> tuple[list[ToolSpec], dict[str, dict[str, Any]]
 
 CATALOGUE_FORMAT = 2
 """Bump when what a cached catalogue holds changes, so stale entries are not reused (2: a
-header line with the text and the names, then the tools and their routing)."""
+header line with the names, the text as raw UTF-8, then the tools and their routing)."""
 _LIBRARIES = ("fastapi", "pydantic", "fastapi-mcp", "mcp", "starlette")
 """The libraries whose versions decide a catalogue's text (part of the cache key)."""
 
@@ -109,7 +109,7 @@ class Catalogue:
 
     Read back from the cache (:meth:`from_json`), only the text and the names are decoded; the
     tools' schemas and routing are decoded when first read (a ``list_tools`` reply or a
-    malformed action needs neither, and 1,000 worlds' schemas cost half a second to decode).
+    malformed action needs neither, and 647 worlds' schemas took 0.5 s to decode).
 
     Attributes:
         text: :func:`format_tools_text` of ``tools``, rendered once from the tools as built.
@@ -161,30 +161,34 @@ class Catalogue:
         return cls(tuple(tools), operations, format_tools_text(tools))
 
     def to_json(self) -> bytes:
-        """Two JSON lines: ``{"text", "names"}``, then ``{"tools", "operations"}``."""
-        header = json.dumps({"text": self.text, "names": sorted(self.names)},
-                            ensure_ascii=False)
+        """A JSON line ``{"names", "text_bytes"}``, the ``list_tools`` text as raw UTF-8 (that
+        many bytes), a newline, and the JSON of ``{"tools", "operations"}``."""
+        text = self.text.encode("utf-8", "surrogatepass")
+        header = json.dumps({"names": sorted(self.names), "text_bytes": len(text)},
+                            ensure_ascii=False).encode("utf-8", "surrogatepass")
         body = json.dumps({"tools": [t.to_dict() for t in self.tools],
-                           "operations": self.operations}, ensure_ascii=False)
-        return (header + "\n" + body).encode("utf-8", "surrogatepass")
+                           "operations": self.operations},
+                          ensure_ascii=False).encode("utf-8", "surrogatepass")
+        return header + b"\n" + text + b"\n" + body
 
     @classmethod
     def from_json(cls, data: bytes) -> Catalogue:
-        """Read :meth:`to_json`'s bytes, decoding only the header now.
+        """Read :meth:`to_json`'s bytes, decoding the header and the text now, the rest later
+        (the text is stored raw: as a JSON string, 647 worlds' texts took 0.1 s to decode).
 
         Raises:
             ValueError, KeyError, TypeError: not a catalogue of this format.
         """
-        head, sep, body = data.partition(b"\n")
-        if not sep or not body.startswith(b"{"):
-            raise ValueError("not a catalogue: no body line")
-        header = json.loads(head.decode("utf-8", "surrogatepass"))
+        newline = data.find(b"\n")  # not partition: that would copy the whole rest
+        header = json.loads(data[:newline].decode("utf-8", "surrogatepass"))
+        start = newline + 1
+        end = start + int(header["text_bytes"])
+        if newline < 0 or data[end:end + 2] != b"\n{":
+            raise ValueError("not a catalogue: the text is not followed by the body")
         catalogue = cls.__new__(cls)
-        catalogue.text = header["text"]
+        catalogue.text = str(memoryview(data)[start:end], "utf-8", "surrogatepass")
         catalogue.names = frozenset(header["names"])
-        catalogue._decoded, catalogue._body = None, body
-        if not isinstance(catalogue.text, str):
-            raise TypeError("not a catalogue: its text is not a string")
+        catalogue._decoded, catalogue._body = None, data[end + 1:]
         return catalogue
 
 
