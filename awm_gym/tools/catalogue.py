@@ -180,10 +180,12 @@ class Catalogue:
             ValueError, KeyError, TypeError: not a catalogue of this format.
         """
         newline = data.find(b"\n")  # not partition: that would copy the whole rest
+        if newline < 0:
+            raise ValueError("not a catalogue: no header line")
         header = json.loads(data[:newline].decode("utf-8", "surrogatepass"))
         start = newline + 1
         end = start + int(header["text_bytes"])
-        if newline < 0 or data[end:end + 2] != b"\n{":
+        if data[end:end + 2] != b"\n{" or not data.endswith(b"}"):  # cut short: rebuild it
             raise ValueError("not a catalogue: the text is not followed by the body")
         catalogue = cls.__new__(cls)
         catalogue.text = str(memoryview(data)[start:end], "utf-8", "surrogatepass")

@@ -64,15 +64,17 @@ def test_a_warm_start_lists_tools_without_mcp_code_or_executing_the_world(tmp_pa
     assert cold["text"].startswith("Available MCP Tools (")
 
 
-def test_loading_a_cached_catalogue_decodes_only_its_text_and_names() -> None:
+def test_loading_a_cached_catalogue_decodes_only_its_text_and_names(tmp_path: Path) -> None:
     """The schemas are decoded when first read: a list_tools reply over 1,000 worlds must not
     pay for decoding every tool's schema (docs/benchmarks.md, "Scale")."""
     built = Catalogue([], {}, "Available MCP Tools (0 tools):\n\u00e9")
     data = built.to_json()
     body_at = data.rindex(b"\n{")
-    lazy = Catalogue.from_json(data[:body_at] + b"\n{not json, and never read by list_tools")
+    lazy = Catalogue.from_json(data[:body_at] + b"\n{not json, and never read by list_tools}")
     assert lazy.text == built.text and lazy.names == frozenset()
     with pytest.raises(ValueError):
         _ = lazy.tools
-    with pytest.raises(ValueError, match="not followed by the body"):
-        Catalogue.from_json(data[:body_at])
+    for cut in (data[:body_at], data[:-3]):  # no body, a body cut short: refused at load
+        with pytest.raises(ValueError, match="not followed by the body"):
+            Catalogue.from_json(cut)
+    assert CatalogueCache(tmp_path).load("missing") is None
