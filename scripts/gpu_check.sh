@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# GPU readiness check (agents/gpu_check.py): process group with the chosen backend, the merged
+# LoRA sync tensors, and GRPO steps in bf16 on CUDA for the tiny model and random-initialised
+# SmolLM2-135M- and ~0.5B-shaped models, with step times split into generate/train/env/sync.
+# Usage:
+#   scripts/gpu_check.sh [--dry-run] [--steps N] [--shapes tiny,smollm2-135m,qwen2.5-0.5b]
+# On a GPU machine with no network, first carry the wheelhouse built here by
+# scripts/build_wheelhouse.sh (.whl/, <= 60 MB): this script installs it into /tmp/awm-site
+# when .whl/ exists and awm_gym's dependencies are not importable. --dry-run runs the same code
+# on CPU in float32 with the shapes shrunk (CI: tests/integration/agents/test_gpu_check.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-$(command -v python3)}"
+if [ -d .whl ] && ! "$PYTHON" -c "import gymnasium, fastapi, sqlalchemy, mcp" 2>/dev/null; then
+  "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/awm-site .whl/*.whl
+  export PYTHONPATH="/tmp/awm-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+exec "$PYTHON" -m agents.gpu_check "$@"
