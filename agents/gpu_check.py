@@ -189,9 +189,11 @@ def _mean(rows: list[dict[str, float]], key: str) -> float:
 
 
 def run_grpo_steps(shape: ModelShape, model_dir: str | None, out: Path, device: str,
-                   dtype: str, steps: int, sft_epochs: int | None = None) -> dict[str, Any]:
-    """SFT warm start + ``steps`` GRPO steps of ``awm train`` on ``shape``; returns the step
-    times (first step apart: it includes CUDA's warm-up) and the throughput."""
+                   dtype: str, steps: int, sft_epochs: int | None = None, groups: int = 4,
+                   max_turns: int = 4) -> dict[str, Any]:
+    """SFT warm start + ``steps`` GRPO steps of ``awm train`` on ``shape`` (``groups`` groups
+    of 8 episodes of at most ``max_turns`` turns of 96 tokens); returns the step times (first
+    step apart: it includes CUDA's warm-up) and the throughput."""
     from .config import ModelConfig, RunConfig, SplitConfig, TrainConfig
     from .evaluate import EvalConfig
     from .grpo.config import CutTurnMode, GRPOConfig, RolloutConfig
@@ -202,7 +204,8 @@ def run_grpo_steps(shape: ModelShape, model_dir: str | None, out: Path, device: 
     cfg = TrainConfig(
         run=RunConfig(out_dir=str(out), seed=0, device=device, transcripts=0),
         model=ModelConfig(path=model_dir, dtype=dtype, lora=LoRAConfig(r=shape.lora_r)),
-        rollout=RolloutConfig(worlds=("spotify",), backend="hf"),
+        rollout=RolloutConfig(worlds=("spotify",), backend="hf", groups_per_step=groups,
+                              max_turns=max_turns),
         split=SplitConfig(val_worlds=0.0, val_tasks=0.0),
         grpo=GRPOConfig(steps=steps, cut_turn=CutTurnMode.PENALTY),
         sft=SFTConfig(epochs=sft_epochs if sft_epochs is not None else
@@ -270,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="out/gpu_check", help="work folder (models, runs)")
     parser.add_argument("--steps", type=int, default=None,
                         help="GRPO steps per shape (default 3; 1 with --dry-run)")
+    parser.add_argument("--groups", type=int, default=4,
+                        help="groups of 8 episodes per GRPO step (the main job runs 8)")
+    parser.add_argument("--max-turns", type=int, default=4,
+                        help="turns per episode (the main job allows 10)")
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated shape names")
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
@@ -289,11 +296,17 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {"environment": _environment(device)}
+
+    def save() -> None:  # after every part: a run cut short by a time limit keeps what it did
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=2))
+
     print(json.dumps(results["environment"]), flush=True)
     failures: list[str] = []
 
     results["process_group"] = check_process_group(device)
     print(json.dumps({"process_group": results["process_group"]}), flush=True)
+    save()
 
     from .tiny_model import TinyModelConfig, build_tiny_model
 
@@ -313,17 +326,20 @@ def main(argv: list[str] | None = None) -> int:
         sync["shape"] = lora_shape.name
         results["merged_sync"] = sync
         print(json.dumps({"merged_sync": sync}), flush=True)
+        save()
         if sync["max_abs_logit_diff"] > 1e-3 or sync["unexpected"]:
             failures.append(f"merged sync differs: {sync}")
 
-    rows = []
+    rows: list[dict[str, Any]] = []
+    results["grpo"] = rows
     for shape in shapes:
         if device.startswith("cuda"):
             torch.cuda.reset_peak_memory_stats()
         run_dir = out / f"run_{shape.name}"
         try:
             row = run_grpo_steps(shape, str(model_dirs[shape.name]), run_dir, device, dtype,
-                                 steps, sft_epochs=2 if args.dry_run else None)
+                                 steps, sft_epochs=2 if args.dry_run else None,
+                                 groups=args.groups, max_turns=args.max_turns)
         except Exception as e:  # noqa: BLE001 - report every shape, then fail
             logger.exception("GRPO on %s failed", shape.name)
             failures.append(f"{shape.name}: {type(e).__name__}: {e}")
@@ -333,9 +349,9 @@ def main(argv: list[str] | None = None) -> int:
                           if device.startswith("cuda") else None)
         rows.append(row)
         print(json.dumps({"grpo": row}), flush=True)
+        save()
         if row["steps"] != steps:
             failures.append(f"{shape.name}: {row['steps']} of {steps} GRPO steps logged")
-    results["grpo"] = rows
     results["failures"] = failures
 
     print("\n| model | dtype | first step s | step s | generate s | train s | env s | sync s | "
@@ -343,8 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(_row(r))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2))
+    save()
     for f in failures:
         print(f"FAILED {f}", file=sys.stderr)
     print("gpu_check: " + ("ok" if not failures else f"{len(failures)} failure(s)"), flush=True)

@@ -17,5 +17,6 @@ if [ -d .whl ] && ! "$PYTHON" -c "import gymnasium, fastapi, sqlalchemy, mcp" 2>
   export PYTHONPATH="/tmp/awm-site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_DISABLE_PROGRESS_BARS=1 \
+  HF_DATASETS_DISABLE_PROGRESS_BARS=1
 exec "$PYTHON" -m agents.gpu_check "$@"
