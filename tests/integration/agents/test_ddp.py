@@ -94,3 +94,13 @@ def test_a_trainer_step_splits_whole_groups_over_ranks(two_ranks):
     assert local[0] | local[1] == whole
     for r in ranks:  # every rank reports the whole step's rollouts
         assert r["metrics"]["rollout/reward_mean"] == ranks[0]["metrics"]["rollout/reward_mean"]
+
+
+def test_a_rank_without_samples_steps_and_syncs_its_sampler(two_ranks):
+    out, _ = two_ranks
+    ranks = [torch.load(out / f"nosamples{r}.pt", weights_only=False) for r in (0, 1)]
+    assert ranks[0]["local_samples"] > 0 and ranks[1]["local_samples"] == 0
+    assert [r["metrics"]["loss/optimizer_steps"] for r in ranks] == [1, 1]
+    assert [r["syncs"] for r in ranks] == [1, 1]  # rank 1's sampler gets the new weights too
+    for name, value in ranks[0]["params"].items():
+        torch.testing.assert_close(ranks[1]["params"][name], value, atol=0, rtol=0)
