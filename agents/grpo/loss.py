@@ -1,6 +1,7 @@
 """Token-level PPO-clip loss with separate low/high clip and an optional k3 KL to a reference.
 
-For every sampled token k of every turn sample (advantage ``A`` of its trajectory)::
+For every sampled token k of every turn sample (advantage ``A`` of its trajectory, or the cut
+turn's own under ``cut_turn=penalty``)::
 
     ratio_k  = exp(logp_k - old_logp_k)
     pg_loss1 = -A * ratio_k
@@ -15,9 +16,9 @@ on the same weights: the tokens were drawn from the sampler's distribution, the 
 against the trainer's, so each token's policy-gradient term is reweighted by their ratio,
 truncated at ``C`` to bound the variance (verl's and prime-rl's TIS).
 
-The caller sums ``loss_k`` over the loss mask and divides by the number of sampled tokens in
-the whole optimizer batch (token mean, global denominator), so splitting a batch into
-micro-batches changes nothing (``GRPOConfig.loss_norm`` picks the weights). ``logp`` is
+The caller weighs each sample's ``loss_k`` with weights fixed over the whole optimizer batch
+(``GRPOConfig.loss_norm``: by default ``1 / (sampled tokens)``, the token mean with a global
+denominator), so splitting a batch into micro-batches changes nothing. ``logp`` is
 ``log_softmax(logits / T)`` at the sampling temperature ``T``, ``logits`` being what the
 model's own forward returns, its post-processing included (Gemma-2's final soft-capping,
 Granite's ``logits_scaling``, Cohere's ``logit_scale``, ...): the sampler draws from those.

@@ -15,15 +15,18 @@ What one step does, exactly as implemented:
    ``(r - mean) / (std + 1e-4)``; ``mean`` and ``batch`` as options), copied to every turn of
    the trajectory. Zero-variance groups and unscored episodes are dropped and counted.
 4. **Samples.** One per turn: prompt ids + sampled ids, loss on the sampled ids only. A turn cut
-   by ``max_new_tokens`` is never sent to the env: it stops its episode, and the whole
-   trajectory is masked (left out of the loss and its group's statistics) by default, or scores
-   a named penalty (``cut_turn``), so no -1.0 from a cut reaches earlier turns.
+   by ``max_new_tokens`` is never sent to the env: it stops its episode. By default
+   (``cut_turn=mask``) the whole trajectory is masked (left out of the loss and its group's
+   statistics); with ``penalty`` the trajectory keeps its env reward (0.0) in its group and
+   only the cut turn's own sample is charged: ``min(A, 0) + cut_turn_reward``. No penalty
+   reaches earlier turns or other trajectories.
 5. **Update.** ``optimizer_steps_per_step`` AdamW steps (1 by default) whatever the number of
-   turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, token mean over the
-   mini-batch, optional k3 KL to the frozen starting model (off by default); gradient
-   accumulation over micro-batches by token budget; gradient norm clipped to 1.0. With one
-   optimizer step the ratio is exactly 1, so the clip never binds (plain policy gradient); it
-   matters with several.
+   turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, the token losses
+   summed per ``loss_norm`` (token mean over the mini-batch by default; each trajectory
+   weighing the same, or a constant divisor, as options), optional k3 KL to the frozen
+   starting model (off by default); dropout off; gradient accumulation over micro-batches by
+   token budget; gradient norm clipped to 1.0. With one optimizer step the ratio is exactly 1,
+   so the clip never binds (plain policy gradient); it matters with several.
 6. **Sync.** The vLLM engine (when it samples) gets every tensor, ``lm_head`` included, in
    memory (a LoRA adapter merged in), whenever the optimizer stepped, also on a rank that had
    no samples of its own (its weights moved with the others' gradients).
@@ -35,8 +38,9 @@ the step, and the summed gradient equals the one-process gradient of the whole b
    resumed run repeats the next step exactly.
 
 Departures from the GRPO paper: multi-turn episodes split into per-turn samples (each
-conditioned on the window, as sampled), token-mean over the batch instead of per-sequence means,
-clip-higher, KL off by default.
+conditioned on the window, as sampled), token-mean over the batch instead of per-sequence means
+by default (``loss_norm=seq_mean_token_mean`` gives the per-trajectory mean), clip-higher, KL
+off by default.
 
 Example:
     >>> trainer = GRPOTrainer(model, tokenizer, envs, policy, setup)   # doctest: +SKIP
