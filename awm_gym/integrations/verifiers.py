@@ -181,11 +181,14 @@ class AWMTaskset(vf.Taskset[AWMTask, AWMTasksetConfig]):
         for world in c.worlds or host.worlds:
             count = host.task_count(world)
             tasks = host.runtime.world_set[world].tasks
-            indices = range(count) if c.task_indices is None else c.task_indices
+            allowed = host.task_indices(world)  # without excluded tasks (exclude=FILE)
+            indices = allowed if c.task_indices is None else c.task_indices
             for k in indices:
                 if not 0 <= k < count:
                     raise EnvUsageError(f"task_indices: {k} is out of range; {world} has "
                                         f"tasks 0..{count - 1}.")
+                if k not in allowed:
+                    continue
                 for seed in c.seeds:
                     yield AWMTask(AWMTaskData(
                         name=f"{world}/{k}/{seed}", prompt=tasks[k],
