@@ -168,7 +168,13 @@ class Exclusions:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the file (atomically); returns its path."""
         path = Path(path)
-        write_text_atomic(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
+        data = self.to_dict()
+        excluded = data.pop("excluded")
+        head = json.dumps(data, indent=2, ensure_ascii=False)[:-2]  # without the closing brace
+        rows = ",\n".join("    " + json.dumps(e, ensure_ascii=False) for e in excluded)
+        text = head + (',\n  "excluded": [\n' + rows + "\n  ]\n}\n" if rows
+                       else ',\n  "excluded": []\n}\n')  # one task per line: diffs read well
+        write_text_atomic(path, text)
         return path
 
     @classmethod

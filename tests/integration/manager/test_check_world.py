@@ -172,14 +172,14 @@ def test_triage_streams_each_world_and_goes_on_after_one_raises(triage_path: str
     assert (first.world, first.status) == ("broken_import", "ERROR")
     second = next(reports)  # its build trigger raises; AWM's build counts it and goes on
     assert second.world == "frozen_ledger" and second.status != "ERROR"
-    assert [r.world for r in reports] == ["schema_zoo", "triage_lab"]  # and the rest still ran
+    assert [r.world for r in reports] == ["schema_zoo", "triage_lab", "unusable_tasks"]  # the rest ran
 
 
 def test_triage_severities(triage_reports: list[WorldReport]) -> None:
     by_world = {r.world: r for r in triage_reports}
     assert {w: r.status for w, r in by_world.items()} == {
         "broken_import": "ERROR", "frozen_ledger": "OK", "schema_zoo": "OK",
-        "triage_lab": "DEFECT"}
+        "triage_lab": "DEFECT", "unusable_tasks": "DEFECT"}
     assert kinds(by_world["broken_import"]) == ["load_error"]
     assert "NameError: name 'load_router_settings' is not defined" in \
         by_world["broken_import"].load_error
