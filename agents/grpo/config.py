@@ -93,7 +93,8 @@ class RolloutConfig:
     """The Ray cluster for ``env_backend=ray`` (None: the connected one, else a new local one)."""
     exclude: str | None = None
     """An exclusion file (``awm check PATH --write-exclusions FILE``): its tasks are never
-    trained on, recorded or evaluated (the env's ``exclude``; the split leaves them out too)."""
+    trained on, recorded or evaluated (the env's ``exclude``; a split made from fractions
+    leaves them out too)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "backend", BackendKind.coerce(self.backend))

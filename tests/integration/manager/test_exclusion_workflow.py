@@ -242,3 +242,14 @@ def test_a_changed_world_makes_the_file_stale_naming_it(triage_path: str, exclus
     with pytest.raises(ExclusionsError, match=re.escape("changed: 'unusable_tasks'")):
         gym.make_vec("AWM/mix-v0", num_envs=1, world_set=str(changed), exclude=str(exclusions))
     assert isinstance(load_exclusions(exclusions), Exclusions)
+
+
+def test_a_contained_worker_env_honours_it(triage_path: str, exclusions: Path) -> None:
+    envs = gym.make_vec("AWM/mix-v0", num_envs=2, world_set=triage_path, worlds=["triage_lab"],
+                        exclude=str(exclusions), num_workers=1)
+    try:
+        assert envs.unwrapped.runtime.tasks == (("triage_lab", 1),)
+        _, info = envs.reset(seed=3)
+        assert info["task_idx"].tolist() == [1, 1]
+    finally:
+        envs.close()
