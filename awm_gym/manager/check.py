@@ -13,11 +13,18 @@
    defects, blocking ``async def`` handlers are info);
 5. every ``GET`` tool called with arguments drawn from the seed rows: a bare 500 or a hang is a
    defect (:func:`~awm_gym.manager.probe.probe_read_tools`);
-6. each task: its verifier on the untouched state (``complete`` there is a defect: the task is
-   done before the agent starts; a crash is a defect), then, with a reference solution
-   (``gen_solutions.jsonl``), the solution replayed through a real instance: a failing call or
-   a verifier that does not say ``complete`` after it is a defect. Tasks without a reference
-   solution are one info line for the world.
+6. each task: its verifier read first (:mod:`~awm_gym.manager.task_checks`: code that does not
+   compile, SQL that names a table or column the template lacks), then run on the untouched
+   state (``complete`` there is a defect: the task is done before the agent starts; a crash is
+   a defect), then, with a reference solution (``gen_solutions.jsonl``), the solution replayed
+   through a real instance: a failing call or a verifier that does not say ``complete`` after
+   it is a defect. A task not proved that asks to create a row whose unique key the seed
+   already holds is a defect. Tasks without a reference solution are one info line for the
+   world.
+
+:meth:`WorldReport.summary` prints one line per kind of finding (several aggregated);
+:func:`exclusions_of` turns the reports into the exclusion file of ``awm check
+--write-exclusions`` (:mod:`awm_gym.worlds.exclusions`).
 
 Anything else that raises while one world is checked becomes an error finding of that world
 (``check_failed``, traceback in its detail), and the next world is checked.

@@ -76,7 +76,7 @@ def test_a_changed_world_makes_the_file_stale_naming_it(tiny_path: str, tmp_path
     assert "awm check" in str(e.value) and "judge_only" not in str(e.value)
 
 
-def test_a_world_added_since_is_not_stale(tiny_path: str, tmp_path: Path,
+def test_an_unchecked_world_is_not_stale_and_a_gone_one_is(tiny_path: str, tmp_path: Path,
                                           copy_world_set) -> None:
     full = copy_world_set(tiny_path, tmp_path / "full")
     ws = load_world_set(full)
