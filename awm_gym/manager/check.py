@@ -103,6 +103,9 @@ class WorldReport:
     tables_failed: int = 0
     template_failures: tuple[tuple[str, int, str], ...] = ()
     tools_probed: int = 0
+    digest: str = ""
+    """The checked world's :func:`~awm_gym.worlds.exclusions.world_digest` ("" if unknown):
+    an exclusion file records it to tell when the world changed."""
 
     @property
     def all_findings(self) -> tuple[Finding, ...]:
@@ -371,7 +374,16 @@ def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
                     Severity.ERROR, "check_failed",
                     f"checking this world raised {type(e).__name__}: {e}",
                     detail=traceback.format_exc()),))
-            yield report
+            yield replace(report, digest=_digest(world_set, name))
+
+
+def _digest(world_set: WorldSet, name: str) -> str:
+    """The world's digest now, while its parse is still cached (an exclusion file needs it)."""
+    try:
+        return world_digest(world_set, name)
+    except Exception:  # noqa: BLE001 - a world that cannot be parsed has no digest to record
+        logger.debug("no digest for %s", name, exc_info=True)
+        return ""
 
 
 def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,
@@ -404,7 +416,7 @@ def exclusions_of(world_set: WorldSet, reports: Iterable[WorldReport]) -> Exclus
     worlds: dict[str, str] = {}
     reasons: dict[tuple[str, int], list[dict[str, str]]] = {}
     for report in reports:
-        worlds[report.world] = world_digest(world_set, report.world)
+        worlds[report.world] = report.digest or _digest(world_set, report.world)
         n = len(world_set.entry(report.world).tasks)
         for f in report.all_findings:
             if f.severity < Severity.DEFECT:

@@ -102,7 +102,8 @@ class Exclusions:
     world_set_hash: str
     """``sha256:<hex>`` of the world set that was checked (:func:`world_set_hash`)."""
     worlds: Mapping[str, str]
-    """Every checked world -> its :func:`world_digest` when checked."""
+    """Every checked world -> its :func:`world_digest` when checked ("" when it could not be
+    parsed then: it counts as changed once the set's hash differs)."""
     reasons: Mapping[tuple[str, int], tuple[Reason | str, ...]]
     """``(world, task_idx)`` -> why it is excluded (one entry per finding)."""
     world_set_name: str = ""
@@ -142,7 +143,7 @@ class Exclusions:
             return
         gone = [w for w in self.worlds if w not in world_set]
         changed = [w for w in self.worlds if w in world_set
-                   and world_digest(world_set, w) != self.worlds[w]]
+                   and (not self.worlds[w] or world_digest(world_set, w) != self.worlds[w])]
         if gone or changed:
             what = "; ".join(p for p in (
                 f"changed: {', '.join(map(repr, changed))}" if changed else "",
