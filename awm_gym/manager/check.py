@@ -49,7 +49,7 @@ from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.errors import WorldLoadError
-from awm_gym.manager.findings import Finding, Severity, aggregate, format_finding
+from awm_gym.manager.findings import Finding, Severity, aggregate, format_finding, list_some
 from awm_gym.manager.probe import find_clock_seeds, probe_read_tools
 from awm_gym.manager.task_checks import compile_finding, existing_key_finding, schema_finding
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
@@ -64,7 +64,6 @@ logger = logging.getLogger(__name__)
 __all__ = ["check_world", "iter_check", "exclusions_of", "WorldReport", "TaskReport"]
 
 _HOST_DEFECT_SEVERITY = {"blocking_async_handler": Severity.INFO}  # every other kind: defect
-_SHOWN = 5  # items named in a one-line message before "..."
 
 
 @dataclass(frozen=True)
@@ -175,11 +174,6 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _listed(items: Sequence[object]) -> str:
-    shown = ", ".join(map(str, items[:_SHOWN]))
-    return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOWN else "")
-
-
 def _check_task(runtime: WorldRuntime, world: str, t: int, db: sqlite3.Connection,
                 routes: Mapping[str, tuple[str, str]]) -> TaskReport:
     wdef = runtime.world_set[world]
@@ -264,7 +258,7 @@ def _static_findings(world_set: WorldSet, name: str) -> list[Finding]:
         findings.append(Finding(
             Severity.DEFECT, "seed_reads_clock",
             f"{_count(len(clock_seeds), 'seed INSERT')} in {_count(len(tables), 'table')} "
-            f"({_listed(tables)}) read the build clock, e.g. {clock_seeds[0].expression}: the "
+            f"({list_some(tables)}) read the build clock, e.g. {clock_seeds[0].expression}: the "
             "initial state depends on when the database is built",
             detail="\n".join(f"{s.table} statement {s.index}: {s.expression}"
                              for s in clock_seeds)))
@@ -344,7 +338,7 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
         findings.append(Finding(
             Severity.INFO, "no_reference_solution",
             f"{len(unsolved)} of {len(tasks)} tasks have no reference solution "
-            f"(gen_solutions.jsonl), so they are not proved solvable: tasks {_listed(unsolved)}"))
+            f"(gen_solutions.jsonl), so they are not proved solvable: tasks {list_some(unsolved)}"))
     report = prepared.report
     return WorldReport(name, tuple(findings), tasks, report.inserts_failed, report.tables_failed,
                        report.failures, probed)

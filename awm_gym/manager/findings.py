@@ -37,7 +37,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Severity", "Finding", "format_finding", "exit_code", "EXIT_CODES", "aggregate"]
+__all__ = ["Severity", "Finding", "format_finding", "exit_code", "EXIT_CODES", "aggregate",
+           "list_some"]
 
 
 class Severity(enum.IntEnum):
@@ -110,10 +111,11 @@ _TASKS_WHO = {
     "solution_not_verified": "have a reference solution the verifier does not accept",
 }
 """How an aggregated line says what its tasks share, per kind (others: "have <kind>")."""
-_SHOWN = 5
+_SHOWN = 5  # items named in a one-line message before "..."
 
 
-def _listed(items: Sequence[object]) -> str:
+def list_some(items: Sequence[object]) -> str:
+    """The first few ``items`` for a one-line message: ``0, 1, 2, 3, 4, ... (10 in all)``."""
     shown = ", ".join(map(str, items[:_SHOWN]))
     return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOWN else "")
 
@@ -137,7 +139,7 @@ def aggregate(findings: Iterable[Finding], tasks_total: int) -> list[Finding]:
         tasks = sorted({f.task_idx for f in group if f.task_idx is not None})
         if len(tasks) == len(group):
             who = _TASKS_WHO.get(kind, f"have {kind.replace('_', ' ')}")
-            message = f"{len(tasks)} of {tasks_total} tasks {who} (tasks {_listed(tasks)})"
+            message = f"{len(tasks)} of {tasks_total} tasks {who} (tasks {list_some(tasks)})"
         else:
             message = (f"{len(group)} findings: "
                        + "; ".join(" ".join(f.message.split()) for f in group[:2])

@@ -5,6 +5,7 @@ is checked by the real CLI, and the exclusion file it writes keeps the bad tasks
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -38,14 +39,9 @@ def checked(triage_path: str, tmp_path_factory: pytest.TempPathFactory
     done = subprocess.run(
         [sys.executable, "-m", "awm_gym.cli", "check", triage_path, "--write-exclusions",
          str(out), "--verifier-timeout", "5", "--tool-timeout", "5"],
-        cwd=REPO, text=True, capture_output=True, timeout=600, env={"COLUMNS": "200",
-                                                                      **_env()})
+        cwd=REPO, text=True, capture_output=True, timeout=600,
+        env=dict(os.environ, COLUMNS="200"))  # the width lines are cut to
     return done, out
-
-
-def _env() -> dict[str, str]:
-    import os
-    return {k: v for k, v in os.environ.items() if k != "COLUMNS"}
 
 
 @pytest.fixture(scope="module")
