@@ -211,7 +211,9 @@ def task_dataset(environment: type[AWMToolEnvironment], task_indices: Iterable[i
 
     Each row's ``prompt`` is a system message with ``instructions`` and an empty user message
     (``reset`` returns the task and TRL appends it there); ``task_idx``, ``seed``, ``world`` and
-    ``environment`` (the world, for a dict ``environment_factory``) go to ``reset``.
+    ``environment`` (the world, for a dict ``environment_factory``) go to ``reset``. Tasks the
+    host may not open (excluded by its ``exclude=`` file, or outside its split subset) are left
+    out, and how many is logged.
 
     Returns:
         A ``datasets.Dataset``.

@@ -102,7 +102,8 @@ class AWMTasksetConfig(vf.TasksetConfig):
     worlds: list[str] | None = None
     """Which of the id's worlds to use (None: all)."""
     task_indices: list[int] | None = None
-    """Which tasks of each world (None: all)."""
+    """Which tasks of each world (None: all); tasks excluded by ``env_kwargs["exclude"]`` (an
+    exclusion file of ``awm check --write-exclusions``) are left out either way."""
     seeds: list[int] = Field(default_factory=lambda: [0])
     """One task per seed per task index."""
     tool_names: list[str] | None = None

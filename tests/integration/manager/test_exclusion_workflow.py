@@ -249,3 +249,35 @@ def test_a_contained_worker_env_honours_it(triage_path: str, exclusions: Path) -
         assert info["task_idx"].tolist() == [1, 1]
     finally:
         envs.close()
+
+
+def test_the_trl_and_openenv_bridges_leave_excluded_tasks_out(triage_path: str,
+                                                              exclusions: Path) -> None:
+    pytest.importorskip("datasets")
+    pytest.importorskip("openenv")
+    from awm_gym.integrations.openenv.environment import AWMEnvironment
+    from awm_gym.integrations.trl import make_environment, task_dataset
+
+    awm_gym.register_worlds(triage_path, isolation="none")
+    env_class = make_environment("AWM/triage_lab-v0", capacity=1, exclude=str(exclusions))
+    try:
+        assert task_dataset(env_class, seeds=[0, 1])["task_idx"] == [1, 1]
+        assert task_dataset(env_class, task_indices=[0, 1])["task_idx"] == [1]
+    finally:
+        env_class.host.close()
+    env = AWMEnvironment("unusable_tasks", triage_path, awm_gym.EnvConfig(isolation="none"),
+                         exclude=str(exclusions))
+    try:
+        assert {env.reset(seed=s).task_idx for s in range(5)} == {8}
+    finally:
+        env.close()
+
+
+def test_awm_split_takes_the_file(triage_path: str, exclusions: Path, tmp_path: Path) -> None:
+    out = tmp_path / "split.json"
+    done = subprocess.run([sys.executable, "-m", "awm_gym.cli", "split", triage_path,
+                           "--val-worlds", "0", "--val-tasks", "0.5", "--exclude",
+                           str(exclusions), "--out", str(out)],
+                          cwd=REPO, text=True, capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert not set(awm_gym.load_split(out, triage_path).pairs()) & EXPECTED
