@@ -96,7 +96,8 @@ def make_split(cfg: TrainConfig) -> Split | None:
     world_set = get_world_set(path)
     if cfg.split.path is not None:
         return load_split(cfg.split.path, world_set)
-    return split_worlds(world_set, cfg.split.val_worlds, cfg.split.val_tasks, cfg.split.seed)
+    return split_worlds(world_set, cfg.split.val_worlds, cfg.split.val_tasks, cfg.split.seed,
+                        exclude=cfg.rollout.exclude)
 
 
 def _eval_envs(cfg: TrainConfig, train_envs: Any, split: Split | None) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, get_world_set, registe
 from awm_gym.errors import (
     AWMGymError,
     EnvUsageError,
+    ExclusionsError,
     SplitError,
     SplitMismatchWarning,
     ToolHostError,
@@ -30,6 +31,7 @@ from awm_gym.errors import (
     WorldSkippedWarning,
 )
 from awm_gym.scoring.rewards import RewardConfig
+from awm_gym.worlds.exclusions import Exclusions, load_exclusions
 from awm_gym.worlds.splits import Split, Subset, load_split, split_worlds, world_set_hash
 from awm_gym.worlds.world_set import WorldSet, load_world_set, normalize_scenario_name
 
@@ -40,7 +42,8 @@ __all__ = [
     "ToolHostError", "UnknownWorldError", "VerifierError", "WorldLoadError", "WorldSet",
     "WorldSetFormatError", "WorldSkippedWarning", "get_world_set", "load_world_set", "normalize_scenario_name",
     "register_worlds", "check_world", "World", "Split", "SplitError", "SplitMismatchWarning",
-    "Subset", "load_split", "split_worlds", "world_set_hash",
+    "Subset", "load_split", "split_worlds", "world_set_hash", "Exclusions", "ExclusionsError",
+    "load_exclusions",
 ]
 
 __version__ = "0.1.0"

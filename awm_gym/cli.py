@@ -3,14 +3,15 @@
 Subcommands: ``awm list [PATH]`` (worlds and their ids, ``AWM/mix-v0`` included), ``awm split
 [PATH] --val-worlds F --val-tasks F --seed S [--out FILE]`` (:func:`awm_gym.split_worlds`, written
 as JSON), ``awm check
-[PATH] [--world W] [--verbose | --json]`` (:func:`awm_gym.manager.check.iter_check`; one block
-per world as it is checked; exit status 0 when nothing worse than info was found, 1 for a defect,
-2 for an error), ``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
+[PATH] [--world W] [--verbose | --json] [--write-exclusions FILE]``
+(:func:`awm_gym.manager.check.iter_check`; one block per world as it is checked, one line per
+kind of finding; exit status 0 when nothing worse than info was found, 1 for a defect, 2 for an
+error; the exclusion file keeps the bad tasks out of every env given ``exclude=FILE``), ``awm demo [--world W] [--num-envs N]`` (replay every task's reference solution through a
 vector env and print the verifier results), and the :class:`~awm_gym.manager.world.World` verbs:
 ``awm eval ENV --policy P`` (:meth:`World.evaluate`), ``awm record ENV NAME --policy P``
 (:meth:`World.record_dataset`) and ``awm render OUT (--dataset NAME | --env ENV --policy P)``
 (:meth:`World.render_transcripts`); ``--split FILE [--subset S]`` runs them on a split's
-subset. ``--policy`` takes ``oracle``, ``random`` or
+subset, ``--exclude FILE`` without the tasks of an exclusion file. ``--policy`` takes ``oracle``, ``random`` or
 ``module:Class``, with ``--policy-arg key=value`` for its constructor. Each command's options are
 the fields of its dataclass in :mod:`awm_gym.cli_options` (help = the field docstrings).
 Results go to stdout, logs to stderr.
@@ -92,8 +93,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     config = EnvConfig(max_episode_steps=1000, verifier_timeout_s=options.verifier_timeout_s,
                        tool_timeout_s=options.tool_timeout_s)
     width = shutil.get_terminal_size((120, 24)).columns
-    worst, counts = [], {"OK": 0, "DEFECT": 0, "ERROR": 0}
+    worst, counts, reports = [], {"OK": 0, "DEFECT": 0, "ERROR": 0}, []
     for report in iter_check(options.path, list(options.world) or None, config=config):
+        reports.append(report)
         worst.append(report.worst)
         counts[report.status] += 1
         if options.json:
@@ -103,6 +105,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if not options.json:
         print(f"{len(worst)} world{'' if len(worst) == 1 else 's'}: {counts['OK']} ok, "
               f"{counts['DEFECT']} with defects, {counts['ERROR']} with errors")
+    if options.write_exclusions is not None:
+        from awm_gym.envs.registration import get_world_set
+        from awm_gym.manager.check import exclusions_of
+
+        exclusions = exclusions_of(get_world_set(options.path), reports)
+        exclusions.save(options.write_exclusions)
+        print(f"wrote {options.write_exclusions}: {exclusions.count} task(s) of "
+              f"{len({w for w, _ in exclusions.reasons})} world(s) excluded, "
+              f"{len(exclusions.worlds)} world(s) checked", file=sys.stderr)
     return exit_code(worst)
 
 
@@ -124,7 +135,7 @@ def _cmd_split(args: argparse.Namespace) -> int:
     options = config_from_args(SplitOptions, args)
     world_set = get_world_set(options.path)
     split = split_worlds(world_set, val_worlds=options.val_worlds, val_tasks=options.val_tasks,
-                         seed=options.seed)
+                         seed=options.seed, exclude=options.exclude)
     out = options.out or (os.path.join(options.path, "split.json") if options.path
                           else "split.json")
     split.save(out)
@@ -191,6 +202,8 @@ def _make_world(run: RunOptions, env: str) -> object:
         kwargs["split"] = run.split
     if run.subset:
         kwargs["subset"] = run.subset
+    if run.exclude:
+        kwargs["exclude"] = run.exclude
     if run.backend != "local" or run.ray_address is not None:
         kwargs.update(backend=run.backend, ray_address=run.ray_address)  # EnvConfig checks them
     policy = load_policy(run.policy, run.policy_arg)

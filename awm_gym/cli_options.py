@@ -47,6 +47,9 @@ class CheckOptions:
     """Print findings whole, with their details."""
     json: bool = False
     """Print one JSON object per world instead."""
+    write_exclusions: str | None = None
+    """Write the tasks with error or defect findings, with their reasons and the set's hash, to
+    this file (give it to envs as exclude=FILE, awm train as --rollout.exclude FILE)."""
     verifier_timeout_s: float = 10.0
     """Seconds per verifier run."""
     tool_timeout_s: float = 10.0
@@ -84,6 +87,9 @@ class SplitOptions:
     out: str | None = None
     """Where to write the split (default: PATH/split.json beside the world set; split.json in
     the current directory for the built-in worlds)."""
+    exclude: str | None = None
+    """An exclusion file (`awm check PATH --write-exclusions FILE`): its tasks are in no
+    subset."""
 
     def __post_init__(self) -> None:
         for name in ("val_worlds", "val_tasks"):
@@ -127,6 +133,8 @@ class RunOptions:
     reported per subset."""
     subset: Literal["train", "val_tasks", "val_worlds"] | None = None
     """The split's subset to run (default with --split: all three)."""
+    exclude: str | None = None
+    """An exclusion file (`awm check PATH --write-exclusions FILE`): its tasks are never run."""
     quiet: bool = False
     """No progress bar."""
 

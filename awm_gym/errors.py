@@ -12,6 +12,7 @@
      +-- ProviderError         an LLM endpoint failed for good (a 4xx, or transient faults past retries)
      +-- CommandLineError      an ``awm`` option or argument that cannot work (names it and the fix)
      +-- SplitError            a train/validation split that is malformed or made for another set
+     +-- ExclusionsError       an exclusion file that is malformed or stale (names the world)
 
 :class:`WorldSkippedWarning` (a ``UserWarning``) says a multi-world env left out a world that
 cannot be prepared; ``EnvConfig(strict=True)`` raises its :class:`WorldLoadError` instead.
@@ -35,6 +36,7 @@ __all__ = [
     "ProviderError",
     "CommandLineError",
     "SplitError",
+    "ExclusionsError",
     "SplitMismatchWarning",
     "WorldSkippedWarning",
 ]
@@ -96,6 +98,11 @@ class SplitError(AWMGymError, ValueError):
     """A train/validation split that cannot be used: a malformed field of its JSON (named, with
     the fix), a subset that is not one of the three, or a split made for a world set whose
     content differs (both hashes named)."""
+
+
+class ExclusionsError(AWMGymError, ValueError):
+    """An exclusion file (``awm check --write-exclusions``) that cannot be used: a malformed
+    field (named, with the fix), or stale: a world it checked changed or is gone (named)."""
 
 
 class WorldSkippedWarning(UserWarning):

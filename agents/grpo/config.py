@@ -121,6 +121,10 @@ class RolloutConfig:
     ``ray_address``; the env's ``backend``, see docs/runtime.md, 'Ray')."""
     ray_address: str | None = None
     """The Ray cluster for ``env_backend=ray`` (None: the connected one, else a new local one)."""
+    exclude: str | None = None
+    """An exclusion file (``awm check PATH --write-exclusions FILE``): its tasks are never
+    trained on, recorded or evaluated (the env's ``exclude``; a split made from fractions
+    leaves them out too)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "backend", BackendKind.coerce(self.backend))
@@ -157,6 +161,8 @@ class RolloutConfig:
             kwargs.update(num_workers=self.num_workers, backend=self.env_backend)
         if self.ray_address is not None:
             kwargs["ray_address"] = self.ray_address
+        if self.exclude is not None:
+            kwargs["exclude"] = self.exclude
         return kwargs
 
     @property

@@ -25,6 +25,7 @@ from awm_gym.envs.selection import select
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
+from awm_gym.worlds.exclusions import Exclusions
 from awm_gym.worlds.splits import OnMismatch, Split, Subset
 
 __all__ = ["AWMEnv"]
@@ -45,17 +46,21 @@ class AWMEnv(gym.Env[str, str]):
     """The split the env was made with (None: no split)."""
     subset: Subset | None = None
     """The split's subset its resets draw from (None: every task of the split, or no split)."""
+    excluded_tasks: int = 0
+    """How many tasks ``exclude=`` left out (0 without exclusions)."""
 
     def __init__(self, world_set: str | None = None, worlds: Sequence[str] | str | None = None,
                  *, split: Split | str | os.PathLike[str] | None = None,
                  subset: str | Subset | None = None, split_mismatch: OnMismatch = "error",
+                 exclude: Exclusions | str | os.PathLike[str] | None = None,
                  **config: Any) -> None:
         try:
             self.config = EnvConfig(**config)
         except TypeError as e:
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
-        sel = select(world_set, worlds, split, subset, split_mismatch)
+        sel = select(world_set, worlds, split, subset, split_mismatch, exclude)
+        self.excluded_tasks = sel.excluded
         ws = sel.world_set
         if self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR):
             self._attach(ShardedRuntime(ws, sel.worlds, 1, self.config, 1, contained=True,

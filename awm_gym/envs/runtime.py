@@ -352,8 +352,8 @@ class WorldRuntime:
         if all(0 <= task_idx < len(self.world_set.entry(w).tasks) for w in names):
             allowed = {w: [t for v, t in self._tasks if v == w] for w in names}
             return (f"options['task_idx']={task_idx}: not one of this env's tasks of "
-                    f"{world or self.worlds} (its split subset allows {allowed}); pin one of "
-                    "those, or make the env without the subset.")
+                    f"{world or self.worlds} (its split subset and exclusions allow {allowed}); "
+                    "pin one of those, or make the env without the subset or exclude=.")
         return (f"options['task_idx']={task_idx}: out of range for {world or self.worlds}; "
                 "tasks are numbered from 0.")
 

@@ -31,6 +31,7 @@ from awm_gym.envs.selection import select
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
 from awm_gym.errors import EnvUsageError
+from awm_gym.worlds.exclusions import Exclusions
 from awm_gym.worlds.splits import OnMismatch, Split, Subset
 from awm_gym.worlds.world_set import WorldSet
 
@@ -93,6 +94,9 @@ class AWMVectorEnv(VectorEnv):
         subset: ``"train"``, ``"val_tasks"`` or ``"val_worlds"`` (None with a split: all three).
         split_mismatch: ``"error"`` (default) or ``"warn"`` when the split was made for a
             world set whose content hash differs.
+        exclude: an exclusion file (``awm check PATH --write-exclusions FILE``) or an
+            :class:`~awm_gym.worlds.exclusions.Exclusions`: resets never draw its tasks (see
+            :mod:`awm_gym.envs.selection`); ``excluded_tasks`` says how many were left out.
         **config: fields of :class:`~awm_gym.envs.config.EnvConfig` (``max_episode_steps``,
             ``tool_timeout_s``, ``verifier_workers``, ...).
 
@@ -112,11 +116,14 @@ class AWMVectorEnv(VectorEnv):
     """The split the env was made with (None: no split)."""
     subset: Subset | None = None
     """The split's subset its resets draw from (None: every task of the split, or no split)."""
+    excluded_tasks: int = 0
+    """How many tasks ``exclude=`` left out (0 without exclusions)."""
 
     def __init__(self, num_envs: int = 1, world_set: str | None = None,
                  worlds: Sequence[str] | str | None = None, *,
                  split: Split | str | os.PathLike[str] | None = None,
                  subset: str | Subset | None = None, split_mismatch: OnMismatch = "error",
+                 exclude: Exclusions | str | os.PathLike[str] | None = None,
                  **config: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise EnvUsageError(f"num_envs={num_envs!r}: must be a positive int.")
@@ -125,7 +132,8 @@ class AWMVectorEnv(VectorEnv):
         except TypeError as e:
             raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
                                 f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
-        sel = select(world_set, worlds, split, subset, split_mismatch)
+        sel = select(world_set, worlds, split, subset, split_mismatch, exclude)
+        self.excluded_tasks = sel.excluded
         self.split, self.subset = sel.split, sel.subset
         self._attach(make_runtime(sel.world_set, sel.worlds, num_envs, self.config,
                                   tasks=sel.tasks), num_envs)

@@ -267,6 +267,12 @@ class EpisodeHost:
         """How many tasks ``world`` has (the only world when None)."""
         return len(self.runtime.world_set[world or self._only_world()].tasks)
 
+    def task_indices(self, world: str | None = None) -> tuple[int, ...]:
+        """The task indices of ``world`` (the only world when None) this host may open: every
+        task, less those outside its split subset and those its ``exclude=`` file excludes."""
+        name = world or self._only_world()
+        return tuple(t for w, t in self.runtime.tasks if w == name)
+
     def _only_world(self) -> str:
         if len(self.worlds) != 1:
             raise EnvUsageError(f"{self.env_id} has {len(self.worlds)} worlds; name one of "

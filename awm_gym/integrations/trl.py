@@ -211,7 +211,9 @@ def task_dataset(environment: type[AWMToolEnvironment], task_indices: Iterable[i
 
     Each row's ``prompt`` is a system message with ``instructions`` and an empty user message
     (``reset`` returns the task and TRL appends it there); ``task_idx``, ``seed``, ``world`` and
-    ``environment`` (the world, for a dict ``environment_factory``) go to ``reset``.
+    ``environment`` (the world, for a dict ``environment_factory``) go to ``reset``. Tasks the
+    host may not open (excluded by its ``exclude=`` file, or outside its split subset) are left
+    out, and how many is logged.
 
     Returns:
         A ``datasets.Dataset``.
@@ -227,11 +229,16 @@ def task_dataset(environment: type[AWMToolEnvironment], task_indices: Iterable[i
 
     world = environment.world
     count = environment.host.task_count(world)
-    indices = list(range(count)) if task_indices is None else list(task_indices)
+    allowed = environment.host.task_indices(world)  # without excluded tasks (exclude=FILE)
+    indices = list(allowed) if task_indices is None else list(task_indices)
     for k in indices:
         if not 0 <= k < count:
             raise EnvUsageError(f"task_dataset(task_indices=...): {k} is out of range; "
                                 f"{world} has tasks 0..{count - 1}.")
+    indices = [k for k in indices if k in allowed]
+    if count > len(allowed):
+        logger.info("task_dataset(%s): %d of %d tasks left out (excluded or outside the split "
+                    "subset)", world, count - len(allowed), count)
     prompt = [{"role": "system", "content": instructions}, {"role": "user", "content": ""}]
     rows = [{"prompt": prompt, "task_idx": k, "seed": s, "world": world, "environment": world}
             for k in indices for s in seeds]

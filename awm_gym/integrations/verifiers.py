@@ -102,7 +102,8 @@ class AWMTasksetConfig(vf.TasksetConfig):
     worlds: list[str] | None = None
     """Which of the id's worlds to use (None: all)."""
     task_indices: list[int] | None = None
-    """Which tasks of each world (None: all)."""
+    """Which tasks of each world (None: all); tasks excluded by ``env_kwargs["exclude"]`` (an
+    exclusion file of ``awm check --write-exclusions``) are left out either way."""
     seeds: list[int] = Field(default_factory=lambda: [0])
     """One task per seed per task index."""
     tool_names: list[str] | None = None
@@ -181,11 +182,14 @@ class AWMTaskset(vf.Taskset[AWMTask, AWMTasksetConfig]):
         for world in c.worlds or host.worlds:
             count = host.task_count(world)
             tasks = host.runtime.world_set[world].tasks
-            indices = range(count) if c.task_indices is None else c.task_indices
+            allowed = host.task_indices(world)  # without excluded tasks (exclude=FILE)
+            indices = allowed if c.task_indices is None else c.task_indices
             for k in indices:
                 if not 0 <= k < count:
                     raise EnvUsageError(f"task_indices: {k} is out of range; {world} has "
                                         f"tasks 0..{count - 1}.")
+                if k not in allowed:
+                    continue
                 for seed in c.seeds:
                     yield AWMTask(AWMTaskData(
                         name=f"{world}/{k}/{seed}", prompt=tasks[k],

@@ -13,11 +13,18 @@
    defects, blocking ``async def`` handlers are info);
 5. every ``GET`` tool called with arguments drawn from the seed rows: a bare 500 or a hang is a
    defect (:func:`~awm_gym.manager.probe.probe_read_tools`);
-6. each task: its verifier on the untouched state (``complete`` there is a defect: the task is
-   done before the agent starts; a crash is a defect), then, with a reference solution
-   (``gen_solutions.jsonl``), the solution replayed through a real instance: a failing call or
-   a verifier that does not say ``complete`` after it is a defect. Tasks without a reference
-   solution are one info line for the world.
+6. each task: its verifier read first (:mod:`~awm_gym.manager.task_checks`: code that does not
+   compile, SQL that names a table or column the template lacks), then run on the untouched
+   state (``complete`` there is a defect: the task is done before the agent starts; a crash is
+   a defect), then, with a reference solution (``gen_solutions.jsonl``), the solution replayed
+   through a real instance: a failing call or a verifier that does not say ``complete`` after
+   it is a defect. A task not proved that asks to create a row whose unique key the seed
+   already holds is a defect. Tasks without a reference solution are one info line for the
+   world.
+
+:meth:`WorldReport.summary` prints one line per kind of finding (several aggregated);
+:func:`exclusions_of` turns the reports into the exclusion file of ``awm check
+--write-exclusions`` (:mod:`awm_gym.worlds.exclusions`).
 
 Anything else that raises while one world is checked becomes an error finding of that world
 (``check_failed``, traceback in its detail), and the next world is checked.
@@ -31,27 +38,32 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
+import sqlite3
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.errors import WorldLoadError
-from awm_gym.manager.findings import Finding, Severity, format_finding
+from awm_gym.manager.findings import Finding, Severity, aggregate, format_finding, list_some
 from awm_gym.manager.probe import find_clock_seeds, probe_read_tools
+from awm_gym.manager.task_checks import compile_finding, existing_key_finding, schema_finding
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
 from awm_gym.tools.actions import format_tool_call
 from awm_gym.worlds.clock import FrozenClock
+from awm_gym.worlds.exclusions import Exclusions, world_digest
+from awm_gym.worlds.splits import world_set_hash
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["check_world", "iter_check", "WorldReport", "TaskReport"]
+__all__ = ["check_world", "iter_check", "exclusions_of", "WorldReport", "TaskReport"]
 
 _HOST_DEFECT_SEVERITY = {"blocking_async_handler": Severity.INFO}  # every other kind: defect
-_SHOWN = 5  # items named in a one-line message before "..."
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,9 @@ class WorldReport:
     tables_failed: int = 0
     template_failures: tuple[tuple[str, int, str], ...] = ()
     tools_probed: int = 0
+    digest: str = ""
+    """The checked world's :func:`~awm_gym.worlds.exclusions.world_digest` ("" if unknown):
+    an exclusion file records it to tell when the world changed."""
 
     @property
     def all_findings(self) -> tuple[Finding, ...]:
@@ -127,15 +142,16 @@ class WorldReport:
                 if f.severity >= Severity.DEFECT]
 
     def summary(self, width: int | None = None, verbose: bool = False) -> str:
-        """The report as ``awm check`` prints it: a head line, then one line per finding (cut to
-        ``width``), or with ``verbose`` every finding whole and its detail indented under it."""
+        """The report as ``awm check`` prints it: a head line, then one line per kind of finding
+        (several of one kind aggregated, :func:`~awm_gym.manager.findings.aggregate`; cut to
+        ``width``), or with ``verbose`` each line whole and its detail indented under it."""
         counts = {s: sum(f.severity is s for f in self.all_findings) for s in Severity}
         found = ", ".join(f"{n} {s}" if s is Severity.INFO else _count(n, str(s))
                           for s, n in sorted(counts.items(), reverse=True) if n)
         head = (f"{self.world}: {self.status} | tasks proved {self.tasks_proved}/"
                 f"{len(self.tasks)}" + (f" | {found}" if found else ""))
         lines = [head]
-        for f in sorted(self.all_findings, key=lambda f: -f.severity):
+        for f in sorted(aggregate(self.all_findings, len(self.tasks)), key=lambda f: -f.severity):
             lines.append(format_finding(f, None if verbose else width))
             if verbose and f.detail and f.detail not in f.message:
                 lines.extend("            " + ln for ln in f.detail.splitlines())
@@ -158,35 +174,50 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _listed(items: Sequence[object]) -> str:
-    shown = ", ".join(map(str, items[:_SHOWN]))
-    return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOWN else "")
-
-
-def _check_task(runtime: WorldRuntime, world: str, t: int) -> TaskReport:
+def _check_task(runtime: WorldRuntime, world: str, t: int, db: sqlite3.Connection,
+                routes: Mapping[str, tuple[str, str]]) -> TaskReport:
     wdef = runtime.world_set[world]
     solution = wdef.solutions[t]
     verifier = runtime.verifier_for(world, t)
-    if verifier is None:
+    if verifier is None or verifier.code is None:
         return TaskReport(t, None, None, None, solution is not None, (Finding(
             Severity.DEFECT, "no_verifier", f"task {t} has no verifier: it cannot be scored",
             task_idx=t),))
+    broken = compile_finding(verifier.code, t)
+    if broken is not None:  # it cannot run: nothing below can tell more
+        return TaskReport(t, verifier.mode, None, None, solution is not None, (broken,))
+    findings: list[Finding] = []
+    unknown_schema = schema_finding(verifier.code, t, db)
+    if unknown_schema is not None:
+        findings.append(unknown_schema)
     prepared = runtime.prepared(world)
     [noop] = runtime.scorer.pool().run([VerifyJob(verifier.code, verifier.function_name, verifier.mode,
                                            prepared.template, prepared.template, None)])
-    findings: list[Finding] = []
     if noop.label == "complete":
         findings.append(Finding(
             Severity.DEFECT, "complete_on_initial_state",
             f"task {t}: the verifier says complete on the untouched initial state, so any "
             "episode that ends at once scores", detail=wdef.tasks[t], task_idx=t))
-    elif noop.label == "verifier_error":
+    elif noop.label == "verifier_error" and unknown_schema is None:  # else: that is why
         findings.append(Finding(
             Severity.DEFECT, "verifier_error",
             f"task {t}: the verifier fails on the initial state: {noop.error_kind}: "
             f"{noop.error}", task_idx=t))
-    if solution is None:
-        return TaskReport(t, verifier.mode, noop.label, None, False, tuple(findings))
+    report = (TaskReport(t, verifier.mode, noop.label, None, False, tuple(findings))
+              if solution is None else _replay(runtime, world, t, verifier.mode, noop.label,
+                                              findings))
+    if not report.proved:  # a proved task shows its key did not block the create
+        taken = existing_key_finding(t, wdef.tasks[t], solution, verifier.code, routes, db)
+        if taken is not None:
+            report = replace(report, findings=(*report.findings, taken))
+    return report
+
+
+def _replay(runtime: WorldRuntime, world: str, t: int, mode: str, noop_label: str | None,
+            findings: list[Finding]) -> TaskReport:
+    """Replay task ``t``'s reference solution through a real instance and verify it."""
+    solution = runtime.world_set[world].solutions[t]
+    assert solution is not None  # the caller checked
     runtime.reset([0], [0], [t], [world])
     solved_label = None
     for k, call in enumerate(solution.calls):
@@ -207,14 +238,14 @@ def _check_task(runtime: WorldRuntime, world: str, t: int) -> TaskReport:
     else:
         [out] = runtime.step([0], [solution.final_answer or "Done."])
         solved_label = out.info.get("verifier_label")
-        expected = "awaiting_judge" if verifier.mode == "sql" else "complete"
+        expected = "awaiting_judge" if mode == "sql" else "complete"
         if solved_label != expected:
             error = out.info.get("verifier_error")
             findings.append(Finding(
                 Severity.DEFECT, "solution_not_verified",
                 f"task {t}: the verifier says {solved_label!r} after the reference solution"
                 + (f" ({error})" if error else ""), task_idx=t))
-    return TaskReport(t, verifier.mode, noop.label, solved_label, True, tuple(findings))
+    return TaskReport(t, mode, noop_label, solved_label, True, tuple(findings))
 
 
 def _static_findings(world_set: WorldSet, name: str) -> list[Finding]:
@@ -227,7 +258,7 @@ def _static_findings(world_set: WorldSet, name: str) -> list[Finding]:
         findings.append(Finding(
             Severity.DEFECT, "seed_reads_clock",
             f"{_count(len(clock_seeds), 'seed INSERT')} in {_count(len(tables), 'table')} "
-            f"({_listed(tables)}) read the build clock, e.g. {clock_seeds[0].expression}: the "
+            f"({list_some(tables)}) read the build clock, e.g. {clock_seeds[0].expression}: the "
             "initial state depends on when the database is built",
             detail="\n".join(f"{s.table} statement {s.index}: {s.expression}"
                              for s in clock_seeds)))
@@ -285,8 +316,12 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
                 Severity.DEFECT, "tool_fails_on_seed_arguments",
                 f"{failure.tool} {what} to {failure.arguments} (drawn from the seed rows): "
                 f"{failure.detail}", detail=failure.detail, tool=failure.tool))
-        tasks = tuple(_check_task(runtime, name, t)
-                      for t in range(len(runtime.world_set[name].tasks)))
+        routes = {tool: (str(op.get("method", "")), str(op.get("path", "")))
+                  for tool, op in prepared.catalogue.operations.items()}
+        with closing(sqlite3.connect(":memory:")) as db:
+            db.deserialize(prepared.template)
+            tasks = tuple(_check_task(runtime, name, t, db, routes)
+                          for t in range(len(runtime.world_set[name].tasks)))
         mutated = prepared.host.mutated_state()
         if mutated:  # after the probes and the reference solutions ran
             findings.append(Finding(
@@ -303,7 +338,7 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
         findings.append(Finding(
             Severity.INFO, "no_reference_solution",
             f"{len(unsolved)} of {len(tasks)} tasks have no reference solution "
-            f"(gen_solutions.jsonl), so they are not proved solvable: tasks {_listed(unsolved)}"))
+            f"(gen_solutions.jsonl), so they are not proved solvable: tasks {list_some(unsolved)}"))
     report = prepared.report
     return WorldReport(name, tuple(findings), tasks, report.inserts_failed, report.tables_failed,
                        report.failures, probed)
@@ -333,7 +368,16 @@ def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
                     Severity.ERROR, "check_failed",
                     f"checking this world raised {type(e).__name__}: {e}",
                     detail=traceback.format_exc()),))
-            yield report
+            yield replace(report, digest=_digest(world_set, name))
+
+
+def _digest(world_set: WorldSet, name: str) -> str:
+    """The world's digest now, while its parse is still cached (an exclusion file needs it)."""
+    try:
+        return world_digest(world_set, name)
+    except Exception:  # noqa: BLE001 - a world that cannot be parsed has no digest to record
+        logger.debug("no digest for %s", name, exc_info=True)
+        return ""
 
 
 def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,
@@ -347,3 +391,39 @@ def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,
     """
     return list(iter_check(path, worlds, config=config))
 
+
+
+def exclusions_of(world_set: WorldSet, reports: Iterable[WorldReport]) -> Exclusions:
+    """The tasks ``awm check --write-exclusions`` keeps out: each task with an error or defect
+    finding of its own (no verifier, a verifier that does not compile, reads a table the schema
+    lacks or crashes, complete on the initial state, a create whose key exists, a reference
+    solution that fails), and every task of a world with an error finding (it cannot load, or
+    checking it raised). World-level defects (a duplicate route, seed rows that read the clock)
+    exclude nothing: the world's tasks still run and score.
+
+    Example:
+        >>> from awm_gym.envs.registration import get_world_set
+        >>> ex = exclusions_of(get_world_set(None), check_world(worlds=["spotify"]))
+        >>> ex.count, list(ex.worlds)
+        (0, ['spotify'])
+    """
+    worlds: dict[str, str] = {}
+    reasons: dict[tuple[str, int], list[dict[str, str]]] = {}
+    for report in reports:
+        worlds[report.world] = report.digest or _digest(world_set, report.world)
+        n = len(world_set.entry(report.world).tasks)
+        for f in report.all_findings:
+            if f.severity < Severity.DEFECT:
+                continue
+            if f.task_idx is not None:
+                targets = [f.task_idx]
+            elif f.severity is Severity.ERROR:
+                targets = list(range(n))
+            else:
+                continue
+            reason = {"severity": str(f.severity), "kind": f.kind,
+                      "message": " ".join(f.message.split())}
+            for t in targets:
+                reasons.setdefault((report.world, t), []).append(reason)
+    return Exclusions(world_set_hash(world_set), worlds, {k: tuple(v) for k, v in reasons.items()},
+                      world_set_name=os.path.basename(world_set.root))

@@ -11,8 +11,10 @@ A :class:`Finding` is one thing worth knowing about a world, with a :class:`Seve
 * ``info``: worth knowing, nothing to fix for training (no reference solutions, ``async def``
   handlers that never await).
 
-Each finding prints as one line (cut to the terminal width); its ``detail`` (full lists,
-tracebacks) shows under ``--verbose`` and in ``--json``.
+Each kind of finding prints as one line per world (cut to the terminal width): several findings
+of one kind are aggregated (:func:`aggregate`: "10 of 10 tasks have no verifier ..."); the
+single messages and each ``detail`` (full lists, tracebacks) show under ``--verbose`` and in
+``--json``.
 
 Example:
     >>> f = Finding(Severity.DEFECT, "duplicate_route", "GET /api/items/{item_id} twice")
@@ -22,16 +24,21 @@ Example:
     '  defect  duplicate_route: GE…'
     >>> exit_code([Severity.INFO, Severity.DEFECT])
     1
+    >>> [a] = aggregate([Finding(Severity.DEFECT, "no_verifier", f"task {t} has no verifier",
+    ...                          task_idx=t) for t in range(10)], tasks_total=10)
+    >>> a.message
+    '10 of 10 tasks have no verifier: they cannot be scored (tasks 0, 1, 2, 3, 4, ... (10 in all))'
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Severity", "Finding", "format_finding", "exit_code", "EXIT_CODES"]
+__all__ = ["Severity", "Finding", "format_finding", "exit_code", "EXIT_CODES", "aggregate",
+           "list_some"]
 
 
 class Severity(enum.IntEnum):
@@ -91,3 +98,51 @@ def exit_code(severities: Iterable[Severity | None]) -> int:
     """0 when nothing worse than info was found, 1 for a defect, 2 for an error."""
     worst = max((s for s in severities if s is not None), default=None)
     return EXIT_CODES[worst]
+
+
+_TASKS_WHO = {
+    "no_verifier": "have no verifier: they cannot be scored",
+    "verifier_does_not_compile": "have a verifier that does not compile",
+    "verifier_unknown_schema": "have a verifier that reads a table or column the schema lacks",
+    "verifier_error": "have a verifier that fails on the initial state",
+    "complete_on_initial_state": "are complete on the untouched initial state",
+    "create_key_exists": "ask to create a row whose unique key the seed rows already hold",
+    "solution_failed": "have a reference solution whose calls fail",
+    "solution_not_verified": "have a reference solution the verifier does not accept",
+}
+"""How an aggregated line says what its tasks share, per kind (others: "have <kind>")."""
+_SHOWN = 5  # items named in a one-line message before "..."
+
+
+def list_some(items: Sequence[object]) -> str:
+    """The first few ``items`` for a one-line message: ``0, 1, 2, 3, 4, ... (10 in all)``."""
+    shown = ", ".join(map(str, items[:_SHOWN]))
+    return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOWN else "")
+
+
+def aggregate(findings: Iterable[Finding], tasks_total: int) -> list[Finding]:
+    """One finding per kind, in order of first appearance: a kind found once stays as it is;
+    several findings of one kind become one, at their worst severity, whose message counts
+    them ("3 of 10 tasks are complete on ... (tasks 0, 4, 7)", or "2 findings: <first>; ...")
+    and whose detail holds every single message.
+    """
+    by_kind: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_kind.setdefault(f.kind, []).append(f)
+    out = []
+    for kind, group in by_kind.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        worst = max(f.severity for f in group)
+        detail = "\n".join(" ".join(f.message.split()) for f in group)
+        tasks = sorted({f.task_idx for f in group if f.task_idx is not None})
+        if len(tasks) == len(group):
+            who = _TASKS_WHO.get(kind, f"have {kind.replace('_', ' ')}")
+            message = f"{len(tasks)} of {tasks_total} tasks {who} (tasks {list_some(tasks)})"
+        else:
+            message = (f"{len(group)} findings: "
+                       + "; ".join(" ".join(f.message.split()) for f in group[:2])
+                       + ("; ..." if len(group) > 2 else ""))
+        out.append(Finding(worst, kind, message, detail=detail))
+    return out

@@ -81,7 +81,8 @@ class World:
         max_episode_steps: turns before an episode is truncated.
         verbose: 0 is silent; 1 shows progress bars on long runs.
         **kwargs: passed to the env (fields of :class:`~awm_gym.envs.config.EnvConfig`, ``worlds``,
-            ``world_set``, ``split`` and ``subset``: see :mod:`awm_gym.envs.selection`), e.g.
+            ``world_set``, ``split``, ``subset`` and ``exclude``: see
+            :mod:`awm_gym.envs.selection`), e.g.
             ``num_workers=8, backend="ray", ray_address="head:6379"`` to run the instances as 8
             Ray actors in a cluster (docs/runtime.md, "Ray").
     """
@@ -274,12 +275,16 @@ class World:
         ``per_world`` and one list per ``eval_keys`` entry, all indexed by episode (see
         :func:`awm_gym.manager.evaluation.summarize_episodes`). A World made with a ``split``
         also reports ``per_subset`` (``train`` / ``val_tasks`` / ``val_worlds``: episodes,
-        success rate, mean reward) and each episode's subset in ``subsets``.
+        success rate, mean reward) and each episode's subset in ``subsets``. A World made with
+        ``exclude=FILE`` (``awm check --write-exclusions``) never runs an excluded task and
+        reports how many it left out as ``excluded_tasks``.
         """
         n, keys = check_episodes(episodes), list(eval_keys or [])
         stream = self.run_episodes(n, seed, options, desc="evaluate",
                                    info_keys=[k for k in keys if k not in EPISODE_FIELDS])
-        return summarize_episodes(stream, n, keys, split=getattr(self.envs, "split", None))
+        result = summarize_episodes(stream, n, keys, split=getattr(self.envs, "split", None))
+        excluded = getattr(self.envs, "excluded_tasks", 0)
+        return {**result, "excluded_tasks": excluded} if excluded else result
 
     def record_dataset(self, dataset_name: str, episodes: int = 10, seed: int | None = None,
                        cache_dir: str | os.PathLike | None = None,

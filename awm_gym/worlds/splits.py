@@ -390,7 +390,8 @@ def _indices(value: Any, name: str) -> tuple[int, ...]:
 
 
 def split_worlds(path: str | os.PathLike[str] | WorldSet | None = None, val_worlds: float = 0.2,
-                 val_tasks: float = 0.2, seed: int = 0) -> Split:
+                 val_tasks: float = 0.2, seed: int = 0,
+                 exclude: Any = None) -> Split:
     """Split the worlds of a world set into ``train``, ``val_tasks`` and ``val_worlds``.
 
     Args:
@@ -399,12 +400,17 @@ def split_worlds(path: str | os.PathLike[str] | WorldSet | None = None, val_worl
         val_worlds: fraction of worlds held out whole, in [0, 1).
         val_tasks: fraction of each training world's tasks held out, in [0, 1).
         seed: ranks worlds and tasks (module doc, "Determinism").
+        exclude: an exclusion file (``awm check PATH --write-exclusions FILE``) or an
+            :class:`~awm_gym.worlds.exclusions.Exclusions`: its tasks are in no subset (a world
+            left without tasks is in none). Worlds and tasks are ranked as without it, so every
+            other task keeps its subset; the count left out is logged.
 
     Returns:
         The :class:`Split`; ``split.save(path)`` writes it as JSON.
 
     Raises:
         SplitError: a fraction outside [0, 1), or a set without worlds.
+        ExclusionsError: a malformed exclusion file, or one stale for this set.
 
     Example:
         >>> a = split_worlds(val_worlds=0.2, val_tasks=0.2, seed=1)
@@ -435,10 +441,28 @@ def split_worlds(path: str | os.PathLike[str] | WorldSet | None = None, val_worl
         train[world] = tuple(t for t in range(n) if t not in out)
         if out:
             val_t[world] = tuple(sorted(out))
+    if exclude is not None:
+        train, val_t, val_w = _without(exclude, world_set, train, val_t, val_w)
     split = Split(world_set_hash(world_set), seed, float(val_worlds), float(val_tasks),
                   train, val_t, val_w, world_set_name=os.path.basename(world_set.root))
     logger.info("split of %s: %r", world_set.root, split)
     return split
+
+
+def _without(exclude: Any, world_set: WorldSet, *maps: dict[str, tuple[int, ...]]
+             ) -> list[dict[str, tuple[int, ...]]]:
+    """``maps`` without the tasks of ``exclude``, worlds left empty dropped."""
+    from awm_gym.worlds.exclusions import remaining, resolve_exclusions  # it imports this module
+
+    exclusions = resolve_exclusions(exclude, world_set)
+    assert exclusions is not None  # exclude is not None
+    out, left_out = [], 0
+    for tasks in maps:
+        kept, n = remaining(tasks, exclusions)
+        out.append({w: t for w, t in kept.items() if t})
+        left_out += n
+    logger.info("split of %s: exclusions left out %d task(s)", world_set.root, left_out)
+    return out
 
 
 def load_split(path: str | os.PathLike[str], world_set: WorldSet | str | os.PathLike[str] | None

@@ -67,12 +67,14 @@ class InstanceBackend(Protocol):
 class _LocalBackend:
     """A one-instance runtime owned by the env, run on the caller's thread."""
 
-    def __init__(self, world: str, worlds_dir: str | None, config: EnvConfig) -> None:
+    def __init__(self, world: str, worlds_dir: str | None, config: EnvConfig,
+                 exclude: str | None = None) -> None:
         from awm_gym.envs.env import AWMEnv  # the in-process env's runtime, built its way
         from awm_gym.envs.registration import resolve_worlds
 
         world_set, [self.world] = resolve_worlds(worlds_dir, [world])
-        self._env = AWMEnv(world_set=worlds_dir, worlds=[self.world], **_config_kwargs(config))
+        self._env = AWMEnv(world_set=worlds_dir, worlds=[self.world], exclude=exclude,
+                           **_config_kwargs(config))
         self.runtime, self.config = self._env.runtime, self._env.config
         self.num_tasks, self.title = len(world_set[self.world].tasks), self.world
         self.tools_text = self.runtime.tools_text(self.world)
@@ -109,6 +111,8 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
             the defaults.
         backend: where the instance lives; None runs one in this process (the server passes
             its own).
+        exclude: an exclusion file (``awm check PATH --write-exclusions FILE``): its tasks are
+            never drawn, and pinning one is refused (the in-process backend only).
 
     ``reset(seed=..., task_idx=..., episode_id=...)``: the seed picks the task unless
     ``task_idx`` pins it (None draws a seed from the env's own generator). ``step(action)``
@@ -123,9 +127,9 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
 
     def __init__(self, world: str = "spotify", worlds_dir: str | None = None,
                  config: EnvConfig | None = None, *,
-                 backend: InstanceBackend | None = None) -> None:
+                 backend: InstanceBackend | None = None, exclude: str | None = None) -> None:
         if backend is None:
-            backend = _LocalBackend(world, worlds_dir, config or EnvConfig())
+            backend = _LocalBackend(world, worlds_dir, config or EnvConfig(), exclude)
         self.backend = backend
         super().__init__(rubric=rubric_for(backend.config))
         self._rng = np.random.default_rng()

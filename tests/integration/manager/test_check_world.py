@@ -66,7 +66,7 @@ def test_defect_lab_reports_route_defects_broken_tools_and_verifier_errors(
     assert kinds(r, Severity.DEFECT) == [
         "duplicate_route", "shadowed_route", "tool_fails_on_seed_arguments",
         "tool_fails_on_seed_arguments", "tool_fails_on_seed_arguments", "verifier_error",
-        "verifier_error"]
+        "verifier_unknown_schema"]
     broken = {f.tool: f.message for f in r.findings if f.kind == "tool_fails_on_seed_arguments"}
     assert sorted(broken) == ["boom", "hang", "sleepy"]
     assert broken["boom"].startswith("boom answers a bare 500 to {} (drawn from the seed rows): "
@@ -77,8 +77,9 @@ def test_defect_lab_reports_route_defects_broken_tools_and_verifier_errors(
     t0, t1, t2 = r.tasks
     assert t0.proved and (t0.noop_label, t0.solved_label) == ("others", "complete")
     assert t1.noop_label == t2.noop_label == "verifier_error"
-    assert t1.issues[0].startswith("task 1: the verifier fails on the initial state: exception: "
-                                   "OperationalError: no such table: products")
+    # read before it runs: the crash on the initial state is this, so it is said once
+    assert t1.issues == ("task 1: the verifier reads a table the schema lacks: no such table: "
+                         "products (in \"SELECT price FROM products WHERE name = 'Sprocket'\")",)
     assert t2.issues[0].startswith("task 2: the verifier fails on the initial state: timeout: ")
     # tasks without a reference solution: one info line for the world, not one per task
     [unsolved] = [f for f in r.findings if f.kind == "no_reference_solution"]
@@ -172,14 +173,14 @@ def test_triage_streams_each_world_and_goes_on_after_one_raises(triage_path: str
     assert (first.world, first.status) == ("broken_import", "ERROR")
     second = next(reports)  # its build trigger raises; AWM's build counts it and goes on
     assert second.world == "frozen_ledger" and second.status != "ERROR"
-    assert [r.world for r in reports] == ["schema_zoo", "triage_lab"]  # and the rest still ran
+    assert [r.world for r in reports] == ["schema_zoo", "triage_lab", "unusable_tasks"]  # the rest ran
 
 
 def test_triage_severities(triage_reports: list[WorldReport]) -> None:
     by_world = {r.world: r for r in triage_reports}
     assert {w: r.status for w, r in by_world.items()} == {
         "broken_import": "ERROR", "frozen_ledger": "OK", "schema_zoo": "OK",
-        "triage_lab": "DEFECT"}
+        "triage_lab": "DEFECT", "unusable_tasks": "DEFECT"}
     assert kinds(by_world["broken_import"]) == ["load_error"]
     assert "NameError: name 'load_router_settings' is not defined" in \
         by_world["broken_import"].load_error
