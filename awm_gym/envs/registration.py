@@ -18,9 +18,9 @@ import warnings
 from typing import Any
 
 from awm_gym.errors import UnknownWorldError, WorldSkippedWarning
+from awm_gym.worlds.hub import resolve_world_set
 from awm_gym.worlds.records import BUILTIN_WORLDS_DIR  # re-exported: the public name
 from awm_gym.worlds.records import normalize_scenario_name
-from awm_gym.worlds.hub import resolve_world_set
 from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet, load_world_set
 
@@ -45,8 +45,8 @@ needed): what runs needs only each world's entry, template and catalogue, not it
 
 def get_world_set(path: str | os.PathLike | None = None) -> WorldSet:
     """The world set at ``path`` (built-ins when None; a Hugging Face dataset id
-    ``org/name[@revision]`` is fetched into the Hub cache first), indexed once per process and parsed
-    world by world as worlds are used (``load_world_set(..., lazy=True)``); what a parse
+    ``org/name[@revision]`` is fetched into the Hub cache first), indexed once per process and
+    parsed world by world as worlds are used (``load_world_set(..., lazy=True)``); what a parse
     learns is cached in the template cache directory (``$AWM_GYM_CACHE``, see
     :func:`~awm_gym.worlds.template_db.default_cache_dir`)."""
     key = os.path.realpath(resolve_world_set(path, argument="world_set") if path is not None
@@ -148,12 +148,13 @@ def resolve_worlds(world_set_path: str | None, worlds: Any) -> tuple[WorldSet, l
 
 
 def _warn_left_out(world_set: WorldSet, name: str) -> None:
-    problems = world_set.problems_for(name)
+    key = normalize_scenario_name(name)
+    problems = world_set.problems_for(key)
     first = os.path.join(world_set.root, str(problems[0])) if problems else "no problem recorded"
-    more = f" ({len(problems) - 1} more: WorldSet.problems_for({normalize_scenario_name(name)!r}))" \
-        if len(problems) > 1 else ""
-    warnings.warn(f"Leaving world {normalize_scenario_name(name)!r} out of this env: it cannot be "
-                  f"loaded: {first}{more}", WorldSkippedWarning, stacklevel=4)
+    more = (f" ({len(problems) - 1} more: WorldSet.problems_for({key!r}))"
+            if len(problems) > 1 else "")
+    warnings.warn(f"Leaving world {key!r} out of this env: it cannot be loaded: {first}{more}",
+                  WorldSkippedWarning, stacklevel=4)
 
 
 def _register_builtins() -> None:

@@ -87,7 +87,8 @@ def test_every_gen_stage_without_its_input_fails_in_one_line(
     err = capsys.readouterr().err
     assert code == 2, err
     assert err.startswith(f"awm gen {stage}: error: ") and err.count("\n") == 1, err
-    assert ("--input" in err) if stage in ("scenario", "task", "all") else ("gen_tasks.jsonl" in err)
+    needs = "--input" if stage in ("scenario", "task", "all") else "gen_tasks.jsonl"
+    assert needs in err, err
 
 
 def test_the_installed_entry_point_prints_one_line_and_debug_the_traceback(
