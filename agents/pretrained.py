@@ -63,7 +63,10 @@ def export_smollm2(out_dir: str | os.PathLike[str]) -> Path:
     if manifest.exists() and json.loads(manifest.read_text()) == record:
         return out
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from awm_gym.doctor import import_names
+
+    AutoModelForCausalLM, AutoTokenizer = import_names(  # noqa: N806 - class names
+        "transformers", "AutoModelForCausalLM", "AutoTokenizer")
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)

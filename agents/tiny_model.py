@@ -152,7 +152,10 @@ def _build_tokenizer(cfg: TinyModelConfig) -> Any:
 
 def _build_model(cfg: TinyModelConfig, tokenizer: Any) -> Any:
     import torch
-    from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
+    from awm_gym.doctor import import_names
+
+    GenerationConfig, Qwen2Config, Qwen2ForCausalLM = import_names(  # noqa: N806
+        "transformers", "GenerationConfig", "Qwen2Config", "Qwen2ForCausalLM")
 
     vocab = ((len(tokenizer) + 63) // 64) * 64  # the trained vocabulary may be smaller
     eos = tokenizer.convert_tokens_to_ids("<|im_end|>")

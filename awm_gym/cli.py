@@ -41,6 +41,7 @@ from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_
 from awm_gym.cli_options import (
     CheckOptions,
     DemoOptions,
+    DoctorOptions,
     EvalOptions,
     ListOptions,
     RecordOptions,
@@ -136,8 +137,8 @@ def _cmd_split(args: argparse.Namespace) -> int:
     world_set = get_world_set(options.path)
     split = split_worlds(world_set, val_worlds=options.val_worlds, val_tasks=options.val_tasks,
                          seed=options.seed, exclude=options.exclude)
-    out = options.out or (os.path.join(options.path, "split.json") if options.path
-                          else "split.json")
+    out = options.out or (os.path.join(options.path, "split.json")  # a Hub id: not in its cache
+                          if options.path and os.path.isdir(options.path) else "split.json")
     split.save(out)
     z = split.sizes
     print(f"{out}: train {z['train_worlds']} worlds / {z['train_tasks']} tasks | val_tasks "
@@ -287,6 +288,23 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from awm_gym import doctor
+
+    options = config_from_args(DoctorOptions, args)
+    checks = doctor.CHECKS
+    if options.only:
+        known = {c.module for c in checks}
+        unknown = sorted(set(options.only) - known)
+        if unknown:
+            raise CommandLineError(f"--only {' '.join(unknown)}: not a check; use some of "
+                                   f"{', '.join(sorted(known))}.")
+        checks = tuple(c for c in checks if c.module in options.only)
+    results = doctor.diagnose(checks)
+    print(doctor.report(results))
+    return 1 if any(r.status == "broken" for r in results) else 0
+
+
 def build_parser() -> CommandParser:
     """The ``awm`` parser: its own commands and those of :data:`COMMAND_PROVIDERS`."""
     parser = CommandParser(prog="awm", description="AWM worlds as Gymnasium envs.")
@@ -310,7 +328,9 @@ def build_parser() -> CommandParser:
             ("record", RecordOptions, _cmd_record, "record rollouts as a Hugging Face dataset",
              {**_RUN, "positional": {"env", "name"}}),
             ("render", RenderOptions, _cmd_render, "write HTML transcripts (recorded or live "
-             "episodes)", {**_RUN, "positional": {"out"}})):
+             "episodes)", {**_RUN, "positional": {"out"}}),
+            ("doctor", DoctorOptions, _cmd_doctor, "check that each installed extra imports; "
+             "print the fix for what does not (exit 0/1)", {})):
         p = sub.add_parser(name, help=help_text, description=options.__doc__)
         add_config_arguments(p, options, **extra)
         p.set_defaults(func=func)

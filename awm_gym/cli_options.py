@@ -31,7 +31,8 @@ class ListOptions:
     """``awm list``: the worlds of a world set and their Gymnasium ids."""
 
     path: str | None = None
-    """World set directory (default: the built-in worlds)."""
+    """World set directory, or a Hugging Face dataset id org/name[@revision] (default: the
+    built-in worlds)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,8 @@ class CheckOptions:
     as it is done. Exit status: 0 nothing worse than info, 1 a defect, 2 an error."""
 
     path: str | None = None
-    """World set directory (default: the built-in worlds)."""
+    """World set directory, or a Hugging Face dataset id org/name[@revision] (default: the
+    built-in worlds)."""
     world: tuple[str, ...] = ()
     """Check only these worlds (default: all)."""
     details: bool = False
@@ -61,7 +63,8 @@ class DemoOptions:
     """``awm demo``: replay reference solutions through a vector env."""
 
     path: str | None = None
-    """World set directory (default: the built-in worlds)."""
+    """World set directory, or a Hugging Face dataset id org/name[@revision] (default: the
+    built-in worlds)."""
     world: str = "spotify"
     """World to run."""
     num_envs: int = 64
@@ -77,7 +80,8 @@ class SplitOptions:
     (awm_gym.split_worlds; the format is in docs/world.md)."""
 
     path: str | None = None
-    """World set directory (default: the built-in worlds)."""
+    """World set directory, or a Hugging Face dataset id org/name[@revision] (default: the
+    built-in worlds)."""
     val_worlds: float = 0.2
     """Fraction of worlds held out whole (at least one when > 0 and there are >= 2 worlds)."""
     val_tasks: float = 0.2
@@ -86,7 +90,7 @@ class SplitOptions:
     """Ranks worlds and tasks; the same seed and set give the same split on any machine."""
     out: str | None = None
     """Where to write the split (default: PATH/split.json beside the world set; split.json in
-    the current directory for the built-in worlds)."""
+    the current directory for the built-in worlds or a Hugging Face dataset id)."""
     exclude: str | None = None
     """An exclusion file (`awm check PATH --write-exclusions FILE`): its tasks are in no
     subset."""
@@ -108,7 +112,8 @@ class RunOptions:
     policy_arg: tuple[str, ...] = ()
     """Policy constructor arguments as KEY=VALUE (values are read as JSON when they parse)."""
     worlds_dir: str | None = None
-    """Register the world set in this directory first."""
+    """Register this world set first (a directory, or a Hugging Face dataset id
+    org/name[@revision])."""
     worlds: tuple[str, ...] = ()
     """Worlds for AWM/mix-v0, comma- or space-separated (default: all)."""
     num_envs: int = 16
@@ -217,3 +222,13 @@ class RenderOptions:
         if (self.dataset is None) == (self.env is None):
             raise CommandLineError("give --dataset NAME (recorded episodes) or --env ID with "
                                    "--policy P (live episodes), not both or neither.")
+
+
+@dataclass(frozen=True)
+class DoctorOptions:
+    """``awm doctor``: import each installed extra's entry points (transformers, trl, vllm,
+    openenv, ray, peft, the sandbox layers), each in a fresh interpreter; report what is broken
+    and the exact fix. Exit status 0 when everything installed imports, 1 otherwise."""
+
+    only: tuple[str, ...] = ()
+    """Check only these modules (e.g. --only transformers --only trl; empty: all)."""

@@ -26,7 +26,8 @@ from .llm import LLMClient
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["STAGES", "STAGE_ORDER", "STAGE_CHOICES", "run_pipeline"]
+__all__ = ["STAGES", "STAGE_ORDER", "STAGE_CHOICES", "STAGE_INPUTS", "check_stage_inputs",
+           "run_pipeline"]
 
 STAGES: dict[str, Callable[[RunContext], StageReport]] = {
     "scenario": scenario.run_stage,
@@ -42,6 +43,23 @@ STAGES: dict[str, Callable[[RunContext], StageReport]] = {
 STAGE_ORDER = tuple(STAGES)
 STAGE_CHOICES = (*STAGE_ORDER, "all")
 
+STAGE_INPUTS: dict[str, tuple[str, ...]] = {
+    "scenario": (),  # its seeds come from --input (or the gen_scenario.jsonl it grows)
+    "task": ("gen_scenario.jsonl",),
+    "db": ("gen_tasks.jsonl",),
+    "sample": ("gen_tasks.jsonl", "gen_db.jsonl"),
+    "spec": ("gen_tasks.jsonl", "gen_db.jsonl"),
+    "env": ("gen_tasks.jsonl", "gen_db.jsonl", "gen_sample.jsonl", "gen_spec.jsonl"),
+    "verifier": ("gen_tasks.jsonl", "gen_envs.jsonl"),
+    "solution": ("gen_tasks.jsonl", "gen_envs.jsonl"),
+    "finalize": ("gen_tasks.jsonl", "gen_db.jsonl", "gen_envs.jsonl"),
+}
+"""The files in ``output_dir`` each stage reads its work from (written by the stages before)."""
+
+STAGE_OUTPUTS: dict[str, str] = {"scenario": "gen_scenario.jsonl", "task": "gen_tasks.jsonl",
+                                 "db": "gen_db.jsonl", "sample": "gen_sample.jsonl",
+                                 "spec": "gen_spec.jsonl", "env": "gen_envs.jsonl"}
+
 
 def run_pipeline(config: SynthConfig, stages: Sequence[str] = ("all",), *,
                  llm: LLMClient | None = None) -> list[StageReport]:
@@ -54,7 +72,9 @@ def run_pipeline(config: SynthConfig, stages: Sequence[str] = ("all",), *,
         One :class:`~synth.context.StageReport` per stage run.
 
     Raises:
-        SynthConfigError: an unknown stage name, or a stage's input is missing.
+        SynthConfigError: an unknown stage name, or a stage's input is missing: ``--input``
+            names no file, or a file a stage reads is neither in ``output_dir`` nor written by
+            a stage run before it (so a stage never reports "ok 0" for want of its input).
     """
     unknown = [s for s in stages if s not in STAGE_CHOICES]
     if unknown:
@@ -64,9 +84,37 @@ def run_pipeline(config: SynthConfig, stages: Sequence[str] = ("all",), *,
     if "all" in stages and config.input is None and not os.path.exists(
             os.path.join(config.output_dir, "gen_scenario.jsonl")):
         selected.remove("scenario")
+    check_stage_inputs(config, selected)
     reports = []
     with RunContext(config, llm) as run:
         for name in selected:
             logger.info("stage %s", name)
             reports.append(STAGES[name](run))
     return reports
+
+
+def check_stage_inputs(config: SynthConfig, stages: Sequence[str]) -> None:
+    """Raise :class:`SynthConfigError` naming the first input ``stages`` lack (in order).
+
+    Example:
+        >>> import tempfile
+        >>> check_stage_inputs(SynthConfig(output_dir=tempfile.mkdtemp()), ["task"])
+        Traceback (most recent call last):
+        ...
+        synth.errors.SynthConfigError: the task stage reads gen_scenario.jsonl, ...
+    """
+    if config.input is not None and not os.path.isfile(config.input):
+        raise SynthConfigError(f"--input {config.input}: no such file; give a JSONL file of "
+                               "seed scenarios (rows with name and description).")
+    written: set[str] = set()
+    for stage in stages:
+        for file in STAGE_INPUTS[stage]:
+            if file not in written and not os.path.isfile(os.path.join(config.output_dir, file)):
+                before = next(s for s, out in STAGE_OUTPUTS.items() if out == file)
+                fix = ("pass --input seeds.jsonl (seed scenarios: rows with name and "
+                       "description)" if before == "scenario" else f"run `awm gen {before}` first")
+                raise SynthConfigError(
+                    f"the {stage} stage reads {file}, which {config.output_dir} does not have: "
+                    f"{fix}, or point --output-dir at the directory that holds it.")
+        if stage in STAGE_OUTPUTS:
+            written.add(STAGE_OUTPUTS[stage])

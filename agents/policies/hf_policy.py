@@ -51,7 +51,10 @@ def load_model_and_tokenizer(path: str, device: str = "auto", dtype: str = "floa
         ModelLoadError: the folder is missing or not a transformers model.
     """
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from awm_gym.doctor import import_names
+
+    AutoModelForCausalLM, AutoTokenizer = import_names(  # noqa: N806 - class names
+        "transformers", "AutoModelForCausalLM", "AutoTokenizer")
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)

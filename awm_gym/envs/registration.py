@@ -14,10 +14,13 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import warnings
 from typing import Any
 
-from awm_gym.errors import UnknownWorldError
+from awm_gym.errors import UnknownWorldError, WorldSkippedWarning
+from awm_gym.worlds.hub import resolve_world_set
 from awm_gym.worlds.records import BUILTIN_WORLDS_DIR  # re-exported: the public name
+from awm_gym.worlds.records import normalize_scenario_name
 from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet, load_world_set
 
@@ -41,19 +44,19 @@ needed): what runs needs only each world's entry, template and catalogue, not it
 
 
 def get_world_set(path: str | os.PathLike | None = None) -> WorldSet:
-    """The world set at ``path`` (built-ins when None), indexed once per process and parsed
-    world by world as worlds are used (``load_world_set(..., lazy=True)``); what a parse
+    """The world set at ``path`` (built-ins when None; a Hugging Face dataset id
+    ``org/name[@revision]`` is fetched into the Hub cache first), indexed once per process and
+    parsed world by world as worlds are used (``load_world_set(..., lazy=True)``); what a parse
     learns is cached in the template cache directory (``$AWM_GYM_CACHE``, see
     :func:`~awm_gym.worlds.template_db.default_cache_dir`)."""
-    key = os.path.realpath(path if path is not None else BUILTIN_WORLDS_DIR)
+    key = os.path.realpath(resolve_world_set(path, argument="world_set") if path is not None
+                           else BUILTIN_WORLDS_DIR)
     with _SETS_LOCK:
         world_set = _SETS.get(key)
         if world_set is None:
-            world_set = _SETS[key] = load_world_set(key, lazy=True,
+            world_set = _SETS[key] = load_world_set(key, lazy=True,  # logs the problems
                                                     cache_dir=default_cache_dir(),
                                                     max_loaded=MAX_LOADED_WORLDS)
-            for problem in world_set.problems:
-                logger.warning("%s: %s", key, problem)
         return world_set
 
 
@@ -64,6 +67,10 @@ def env_id(world: str, namespace: str = NAMESPACE) -> str:
 def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE,
                     **env_defaults: Any) -> list[str]:
     """Register every world of the world set at ``path``; returns the ids registered.
+
+    ``path`` is a directory or a Hugging Face dataset id, ``org/name[@revision]``
+    (``register_worlds("Snowflake/AgentWorldModel-1K")``): the dataset's files are fetched into
+    the Hub cache once (offline, the cached copy is used), see :mod:`awm_gym.worlds.hub`.
 
     ``env_defaults`` become the ids' default ``gym.make`` keyword arguments (fields of
     :class:`~awm_gym.envs.config.EnvConfig`), e.g. ``isolation="none"`` for a world set whose
@@ -105,15 +112,49 @@ def register_worlds(path: str | os.PathLike, *, namespace: str = NAMESPACE,
 
 
 def resolve_worlds(world_set_path: str | None, worlds: Any) -> tuple[WorldSet, list[str]]:
-    """Load the world set and check the requested world names (all worlds when None)."""
+    """Load the world set and check the requested world names (all worlds when None).
+
+    One bad row costs one world: with ``worlds=None`` (``AWM/mix-v0``) or several names, a
+    world the set cannot load is left out with a
+    :class:`~awm_gym.errors.WorldSkippedWarning` naming its first problem (file, line, fix).
+
+    Raises:
+        UnknownWorldError: no world selected, a name the set does not define, or the one world
+            asked for cannot be loaded (the message names its problem).
+    """
     world_set = get_world_set(world_set_path)
     if worlds is None:
+        for name in world_set.broken_names():
+            _warn_left_out(world_set, name)
         return world_set, world_set.names()
     names = [worlds] if isinstance(worlds, str) else list(worlds)
     if not names:
         raise UnknownWorldError(f"No worlds selected from {world_set.root}; pass worlds=[...] "
                                 f"with names from: {', '.join(world_set.names())}.")
-    return world_set, [world_set.entry(n).name for n in names]
+    if len(names) == 1:
+        return world_set, [world_set.entry(names[0]).name]
+    resolved = []
+    for name in names:
+        try:
+            resolved.append(world_set.entry(name).name)
+        except UnknownWorldError:
+            if normalize_scenario_name(name) not in world_set.broken_names():
+                raise  # a name the set does not have is the caller's mistake
+            _warn_left_out(world_set, name)
+    if not resolved:
+        raise UnknownWorldError(f"None of the worlds {names} of {world_set.root} can be loaded; "
+                                "WorldSet.problems says why.")
+    return world_set, resolved
+
+
+def _warn_left_out(world_set: WorldSet, name: str) -> None:
+    key = normalize_scenario_name(name)
+    problems = world_set.problems_for(key)
+    first = os.path.join(world_set.root, str(problems[0])) if problems else "no problem recorded"
+    more = (f" ({len(problems) - 1} more: WorldSet.problems_for({key!r}))"
+            if len(problems) > 1 else "")
+    warnings.warn(f"Leaving world {key!r} out of this env: it cannot be loaded: {first}{more}",
+                  WorldSkippedWarning, stacklevel=4)
 
 
 def _register_builtins() -> None:

@@ -45,7 +45,7 @@ from awm_gym.tools.import_probe import (
     probe_world_import,
 )
 from awm_gym.worlds.clock import FrozenClock
-from awm_gym.worlds.records import VerifierDef, WorldDef
+from awm_gym.worlds.records import VerifierDef, WorldDef, normalize_scenario_name
 from awm_gym.worlds.template_db import TemplateCache
 from awm_gym.worlds.world_set import WorldSet
 
@@ -267,7 +267,9 @@ class WorldRuntime:
         self.world_set, self.config = world_set, config
         self.num_instances = num_instances
         world_set.entries(worlds)  # every world's tasks in one pass over gen_tasks.jsonl
-        self._prepared = prepare_worlds(world_set, [world_set.entry(w).name for w in worlds],
+        # normalized here, checked in prepare_worlds: a world whose rows broke since the
+        # caller chose it (a shard's probe parses it) is left out there, not raised here
+        self._prepared = prepare_worlds(world_set, [normalize_scenario_name(w) for w in worlds],
                                         config)
         self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}

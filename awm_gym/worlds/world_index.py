@@ -12,6 +12,13 @@ syntax error, not an object) is parsed in full (or, when it is not JSON, its nam
 anywhere in the text, as the loader does): such lines are rare, and where they name no world
 they are handed back as *loose* lines for the loader to report.
 
+While it scans, the index notes the *suspect* worlds, those with a line that cannot be a whole
+row or with two rows in a file that holds one row per world: a line whose last byte is not
+``}`` (a truncated write), a byte that is not UTF-8, or a second ``gen_tasks`` / ``gen_envs`` /
+``gen_db`` / ``gen_sample`` / ``gen_spec`` / ``gen_scenario`` row for the same world. A lazily
+loaded set parses those worlds at once, so their problems are reported when the set is
+registered, not when an env first reaches for the world.
+
 The index also carries the files' identity (path, size, modification time, inode): a world's
 rows are the same bytes as long as that identity holds, which lets facts learned from them (the
 world's content hash) be cached across processes without hashing the rows again.
@@ -32,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import mmap
@@ -62,9 +70,15 @@ FILES = (TASKS_FILE, ENVS_FILE, DB_FILE, SCENARIO_FILE, SAMPLE_FILE, SPEC_FILE,
          CODE_VERIFIER_FILE, SQL_VERIFIER_FILE, SOLUTIONS_FILE)
 """Every file of a world set, in the order the loader reads (and reports) them."""
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 """Bump when what the index records changes, so identities (and what is cached under them)
-change too."""
+change too (2: suspect worlds)."""
+
+ONE_ROW_PER_WORLD = (TASKS_FILE, ENVS_FILE, DB_FILE, SCENARIO_FILE, SAMPLE_FILE, SPEC_FILE)
+"""Files where a second row for a world is a duplicate (verifier and solution files hold one
+row per task)."""
+
+_UTF8_CHUNK = 1 << 24
 
 _SPACE = rb"[ \t\r]*"
 _FIRST_KEY = {
@@ -94,12 +108,15 @@ class WorldSetIndex:
         identity: a digest of the files' paths, sizes, modification times and inodes.
         worlds: world name -> file -> the world's lines in that file (:data:`Spans`).
         loose: file -> lines whose world could not be read (the loader reports them).
+        suspects: worlds with a truncated or non-UTF-8 line, or two rows in a file of
+            :data:`ONE_ROW_PER_WORLD` (sorted; the loader says what is wrong).
     """
 
     root: str
     identity: str
     worlds: dict[str, dict[str, Spans]] = field(default_factory=dict)
     loose: dict[str, Spans] = field(default_factory=dict)
+    suspects: list[str] = field(default_factory=list)
 
     def defines(self, world: str) -> bool:
         """Whether ``world`` has a gen_tasks or gen_envs line (so other files may name it)."""
@@ -149,23 +166,26 @@ def index_world_set(root: str, cache_dir: str | os.PathLike | None = None) -> Wo
 
 
 def _to_json(index: WorldSetIndex) -> dict:
-    return {"worlds": index.worlds, "loose": index.loose}
+    return {"worlds": index.worlds, "loose": index.loose, "suspects": index.suspects}
 
 
 def _from_json(root: str, identity: str, data: dict) -> WorldSetIndex:
     """The index read back; a malformed one raises (the spans themselves are checked as they
     are read, :func:`read_lines`)."""
-    worlds, loose = data["worlds"], data["loose"]
+    worlds, loose, suspects = data["worlds"], data["loose"], data["suspects"]
     known = set(FILES)
     for files in (*worlds.values(), loose):
         if not (isinstance(files, dict) and set(files) <= known):
             raise ValueError("malformed world set index")
-    return WorldSetIndex(root, identity, worlds, loose)
+    if not (isinstance(suspects, list) and all(isinstance(w, str) for w in suspects)):
+        raise ValueError("malformed world set index")
+    return WorldSetIndex(root, identity, worlds, loose, suspects)
 
 
 def _scan(root: str, identity: str) -> WorldSetIndex:
     index = WorldSetIndex(root, identity)
     names: dict[bytes, str | None] = {}  # the quoted name as written -> its world
+    suspects: set[str] = set()
     for file in FILES:
         path = os.path.join(root, file)
         if not os.path.isfile(path):
@@ -177,7 +197,8 @@ def _scan(root: str, identity: str) -> WorldSetIndex:
             if size == 0:
                 continue
             with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                pos, lineno = 0, 0
+                bad_bytes = _invalid_utf8(data, size)  # ascending offsets
+                pos, lineno, bad = 0, 0, 0
                 while pos < size:
                     end = data.find(b"\n", pos)
                     if end < 0:
@@ -195,10 +216,48 @@ def _scan(root: str, identity: str) -> WorldSetIndex:
                     span = (lineno, pos, end - pos)
                     if world:
                         index.worlds.setdefault(world, {}).setdefault(file, []).extend(span)
+                        while bad < len(bad_bytes) and bad_bytes[bad] < pos:
+                            bad += 1
+                        if ((bad < len(bad_bytes) and bad_bytes[bad] < end)
+                                or not _ends_an_object(data, pos, end)):
+                            suspects.add(world)
                     elif world is None:
                         index.loose.setdefault(file, []).extend(span)
                     pos = end + 1
+    for world, files in index.worlds.items():
+        if any(len(files.get(file, ())) > 3 for file in ONE_ROW_PER_WORLD):
+            suspects.add(world)
+    index.suspects = sorted(suspects)
     return index
+
+
+def _ends_an_object(data: mmap.mmap, pos: int, end: int) -> bool:
+    """Whether the line ``data[pos:end]`` ends with ``}`` (trailing blanks aside), as a whole
+    row does; a truncated write does not."""
+    k = end - 1
+    while k >= pos and data[k] in b" \t\r":
+        k -= 1
+    return k >= pos and data[k] == 0x7D  # "}"
+
+
+def _invalid_utf8(data: mmap.mmap, size: int) -> list[int]:
+    """Offsets of bytes that are not UTF-8 (at most one per line), in ascending order."""
+    bad: list[int] = []
+    with memoryview(data) as view:  # slices of a memoryview copy nothing
+        pos = 0
+        while pos < size:
+            chunk = view[pos:pos + _UTF8_CHUNK]
+            try:
+                _, used = codecs.utf_8_decode(chunk, "strict", pos + len(chunk) >= size)
+            except UnicodeDecodeError as e:
+                bad.append(pos + e.start)
+                newline = data.find(b"\n", pos + e.start)  # one per line is enough
+                pos = size if newline < 0 else newline + 1
+                continue
+            finally:
+                chunk.release()
+            pos += used
+    return bad
 
 
 def _decode_name(quoted: bytes) -> str | None:

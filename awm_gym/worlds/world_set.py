@@ -67,6 +67,7 @@ from awm_gym.worlds.records import (  # noqa: F401 - re-exported (records.__all_
     WorldProblem,
     normalize_scenario_name,
 )
+from awm_gym.worlds.hub import resolve_world_set
 from awm_gym.worlds.row_loader import RowLoader
 from awm_gym.worlds.world_index import FILES, WorldSetIndex, index_world_set, read_lines
 
@@ -130,8 +131,9 @@ class WorldSet:
         self._index_problems = self._check_the_rest(defined, wanted)
         incomplete = [w for w in defined if (wanted is None or w in wanted)
                       and w not in self._candidates]
-        for name in sorted(incomplete):  # their missing rows are reported now, at no cost
-            self._parse(name)
+        suspects = [w for w in index.suspects if w in self._candidates]
+        for name in sorted({*incomplete, *suspects}):  # their problems are reported now: a
+            self._parse(name)  # missing row costs nothing, a suspect line one world's parse
 
     # -- the Mapping-like surface ------------------------------------------------------------
     @property
@@ -168,7 +170,8 @@ class WorldSet:
         if own:
             raise UnknownWorldError(
                 f"World {name!r} in {self.root} was not loaded: {len(own)} problem(s), the first "
-                f"being {own[0]}. Fix the file(s) named, or look at WorldSet.problems_for({key!r})."
+                f"being {str(own[0]).rstrip('.')}. Fix the file(s) named, or look at "
+                f"WorldSet.problems_for({key!r})."
             )
         close = difflib.get_close_matches(key, self.names(), n=3)
         hint = (
@@ -195,6 +198,12 @@ class WorldSet:
     def names(self) -> list[str]:
         """Return the normalized names of the worlds, sorted."""
         return sorted(self._candidates - self._broken)
+
+    def broken_names(self) -> list[str]:
+        """Return the normalized names of the worlds the set defines but cannot load (found so
+        far: a lazily loaded set finds most when indexed, the rest as worlds are parsed), sorted;
+        :meth:`problems_for` says why."""
+        return sorted(self._broken)
 
     def problems_for(self, name: str) -> tuple[WorldProblem, ...]:
         """Return the problems that belong to the world ``name`` (normalized first)."""
@@ -352,7 +361,9 @@ def load_world_set(
     """Load and validate the world set in directory ``path``.
 
     Args:
-        path: A directory holding at least gen_tasks.jsonl, gen_db.jsonl and gen_envs.jsonl.
+        path: A directory holding at least gen_tasks.jsonl, gen_db.jsonl and gen_envs.jsonl, or
+            a Hugging Face dataset id (``org/name[@revision]``, fetched into the Hub cache:
+            :mod:`awm_gym.worlds.hub`).
         strict: Raise at the first problem instead of collecting problems and skipping the
             broken part.
         worlds: Load only these worlds (names are normalized); rows of other worlds are
@@ -397,7 +408,7 @@ def load_world_set(
         raise TypeError(
             f"load_world_set(worlds={worlds!r}): pass a list of names, e.g. worlds=[{worlds!r}]."
         )
-    root = os.path.abspath(os.fspath(path))
+    root = os.path.abspath(resolve_world_set(path, argument="path"))
     _check_directory(root)
     started = time.perf_counter()
     index = index_world_set(root, cache_dir)
@@ -413,13 +424,27 @@ def load_world_set(
     if strict and world_set.problems:
         raise _strict_error(root, world_set.problems[0])
     elapsed = time.perf_counter() - started
-    n_problems = len(world_set.problems)
+    problems = world_set.problems
     logger.info("%s %d worlds from %s in %.2fs (%d problems)", "indexed" if lazy else "loaded",
-                len(world_set), root, elapsed, n_problems)
-    if n_problems:
-        logger.warning("%d problem(s) in world set %s; the first: %s", n_problems, root,
-                       world_set.problems[0])
+                len(world_set), root, elapsed, len(problems))
+    log_problems(root, problems)
     return world_set
+
+
+LOGGED_PROBLEMS = 20
+"""Problems :func:`load_world_set` logs one line each; the rest are counted in one more line."""
+
+
+def log_problems(root: str, problems: Sequence[WorldProblem]) -> None:
+    """Log each problem once, as a WARNING naming the file, line and fix (the first
+    :data:`LOGGED_PROBLEMS`; then one line with the count of the rest). This is the one place a
+    set's problems are logged, so registering, serving or checking a set says each once."""
+    for problem in problems[:LOGGED_PROBLEMS]:
+        logger.warning("%s", os.path.join(root, str(problem)))
+    if len(problems) > LOGGED_PROBLEMS:
+        logger.warning("%s: %d more problem(s); WorldSet.problems (or `awm check %s`) lists "
+                       "them all", root, len(problems) - LOGGED_PROBLEMS, root)
+
 
 
 def _wanted(worlds: Sequence[str]) -> frozenset[str]:
@@ -433,15 +458,17 @@ def _check_directory(root: str) -> None:
         f"{CODE_VERIFIER_FILE}, {SOLUTIONS_FILE})."
     )
     if not os.path.exists(root):
-        raise WorldSetFormatError(f"World set {root} does not exist. {what}")
+        raise WorldSetFormatError(f"World set {root} does not exist. {what} Or name a Hugging "
+                                  "Face dataset: org/name[@revision], e.g. "
+                                  "'Snowflake/AgentWorldModel-1K'.")
     if not os.path.isdir(root):
         raise WorldSetFormatError(f"World set {root} is not a directory. {what}")
     missing = [f for f in REQUIRED_FILES if not os.path.isfile(os.path.join(root, f))]
     if missing:
         raise WorldSetFormatError(
             f"World set {root} lacks {', '.join(missing)}. {what} "
-            "Point at the directory that holds the gen_*.jsonl files (for the public set, where "
-            "`hf download Snowflake/AgentWorldModel-1K --local-dir` put them)."
+            "Point at the directory that holds the gen_*.jsonl files, or name the public set by "
+            "its dataset id: 'Snowflake/AgentWorldModel-1K'."
         )
 
 

@@ -15,6 +15,11 @@ event loop never runs generated code, tool timeouts stop runaway handlers, and s
 sessions that arrive together are one batched runtime step (their final answers one verifier
 batch).
 
+OpenEnv's HTTP ``/reset`` and ``/step`` are stateless (each request makes a throwaway
+environment), so an HTTP ``/step`` never has an episode: it is answered with a 400 whose
+``detail`` says to use the session client (``AWMEnvClient``, WebSocket ``/ws``), as is any other
+:class:`~awm_gym.errors.EnvUsageError` (a caller's mistake, not a server fault).
+
 On a loopback address the Host and Origin headers must name this machine (DNS rebinding), as on
 ``/mcp`` and ``/ws`` of the ``awm`` protocol; ``--auth-token`` gates every route but ``/health``.
 """
@@ -28,6 +33,7 @@ from typing import Any
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.types import ConcurrencyConfig
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
 from awm_gym.envs.config import EnvConfig
@@ -109,6 +115,22 @@ class _ServedBackend:
             self.server.slots.give(slot)
 
 
+STATELESS_STEP_HINT = (
+    "OpenEnv's HTTP /step is stateless: each request gets a fresh environment, so no episode "
+    "carries over from an HTTP /reset. Play episodes through a session: the WebSocket client "
+    "(awm_gym.integrations.openenv.AWMEnvClient(base_url=...), openenv-core's EnvClient) on /ws."
+)
+"""The fix quoted when a step reaches OpenEnv's stateless HTTP route."""
+
+
+async def _usage_error_response(request: Request, exc: Exception) -> JSONResponse:
+    """A caller's mistake (:class:`EnvUsageError`) is a 400 naming it, never a bare 500."""
+    detail = str(exc)
+    if request.url.path.rstrip("/").endswith("/step"):
+        detail = f"{detail} {STATELESS_STEP_HINT}"
+    return JSONResponse({"detail": detail}, status_code=400)
+
+
 class _LoopbackGuard:
     """ASGI middleware: refuse requests whose Host/Origin do not name this machine."""
 
@@ -163,6 +185,7 @@ class OpenEnvWorldServer:
             concurrency_config=ConcurrencyConfig(
                 max_concurrent_envs=config.max_sessions,
                 session_timeout=config.idle_timeout_s or None))
+        self.routes.add_exception_handler(EnvUsageError, _usage_error_response)
         app: Any = self.routes
         if config.is_loopback:
             app = _LoopbackGuard(app)

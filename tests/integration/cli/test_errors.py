@@ -43,6 +43,8 @@ def _cases(tmp: Path) -> list[tuple[list[str], str]]:
         (["env", "check", "--url", "127.0.0.1:8001"], "awm env check: error: url='127.0.0.1:8001'"),
         (["gen", "scenario", "--input", missing, "--output-dir", str(tmp / "out")],
          "awm gen scenario: error: --input " + missing + ": no such file"),
+        (["gen", "task", "--input", missing, "--output-dir", str(tmp / "out")],
+         "awm gen task: error: --input " + missing + ": no such file"),
         (["gen", "task", "--max-retry", "-1"], "awm gen task: error: SynthConfig: target_count"),
         (["gen", "reset_db", "--output-dir", missing],
          "awm gen reset_db: error: " + missing + " has no gen_db.jsonl"),
@@ -74,6 +76,19 @@ def test_every_command_fails_in_one_line(tmp_path: Path,
         assert code == 2, (argv, err)
         assert err.startswith(expected), (argv, err)
         assert err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+
+
+@pytest.mark.parametrize("stage", ["scenario", "task", "db", "sample", "spec", "env",
+                                   "verifier", "solution", "finalize", "all"])
+def test_every_gen_stage_without_its_input_fails_in_one_line(
+        stage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # before: every stage but scenario printed "ok 0" and exited 0 on an empty directory
+    code = main(["gen", stage, "--output-dir", str(tmp_path), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith(f"awm gen {stage}: error: ") and err.count("\n") == 1, err
+    needs = "--input" if stage in ("scenario", "task", "all") else "gen_tasks.jsonl"
+    assert needs in err, err
 
 
 def test_the_installed_entry_point_prints_one_line_and_debug_the_traceback(

@@ -125,6 +125,17 @@ def test_step_outside_an_episode_is_a_clear_error(server_url):
         asyncio.run(step_first())
 
 
+def test_http_step_without_a_session_is_a_400_naming_the_session_client(server_url):
+    # before: openenv-core's stateless /step raised out of the handler, a bare 500
+    with httpx.Client(base_url=server_url, timeout=30) as http:
+        assert http.post("/reset", json={"seed": 0}).status_code == 200
+        reply = http.post("/step", json={"action": {"text": "hello"}})
+    assert reply.status_code == 400, reply.text
+    detail = reply.json()["detail"]
+    assert "before the first reset" in detail and "stateless" in detail
+    assert "AWMEnvClient" in detail and "WebSocket" in detail
+
+
 def test_64_concurrent_sessions_are_isolated(server_url):
     plans = _plans()
     n_tasks = len(plans)

@@ -58,8 +58,14 @@ def test_lazy_set_matches_the_eager_one_world_by_world(tiny: Path) -> None:
         assert lazy.content_hash(name) == eager[name].content_hash
 
 
+def _rename_db_schema(lines: list[str]) -> list[str]:
+    """A whole, valid JSON line with the wrong key: only parsing the row finds it (a truncated
+    line is a suspect the index finds, see below)."""
+    return [lines[0].replace('"db_schema"', '"db_schemx"', 1), *lines[1:]]
+
+
 def test_lazy_set_reports_a_world_s_row_problems_when_it_is_used(tiny: Path) -> None:
-    _rewrite(tiny / "gen_db.jsonl", lambda lines: [lines[0][:60], *lines[1:]])  # truncated
+    _rewrite(tiny / "gen_db.jsonl", _rename_db_schema)
     eager = load_world_set(tiny)
     lazy = load_world_set(tiny, lazy=True)
     broken = eager.problems[0].world
@@ -71,7 +77,7 @@ def test_lazy_set_reports_a_world_s_row_problems_when_it_is_used(tiny: Path) -> 
 
 
 def test_lazy_strict_raises_when_the_broken_world_is_used(tiny: Path) -> None:
-    _rewrite(tiny / "gen_db.jsonl", lambda lines: [lines[0][:60], *lines[1:]])
+    _rewrite(tiny / "gen_db.jsonl", _rename_db_schema)
     lazy = load_world_set(tiny, lazy=True, strict=True)
     broken = load_world_set(tiny).problems[0].world
     with pytest.raises(WorldSetFormatError, match="gen_db.jsonl:1"):
@@ -115,3 +121,44 @@ def test_lru_bound_keeps_at_most_max_loaded_worlds(tiny: Path) -> None:
     for name in lazy.names():
         assert lazy[name].name == name
     assert len(lazy._loaded) == 1
+
+
+def _damage(tiny: Path, how: str) -> None:
+    """Damage judge_only's gen_envs.jsonl row (the last line) the ways real downloads do."""
+    path = tiny / "gen_envs.jsonl"
+    data = path.read_bytes()
+    if how == "truncated":  # a write cut short: the last line loses its end
+        path.write_bytes(data[:-200])
+    elif how == "not_utf8":
+        at = data.rindex(b"import")
+        path.write_bytes(data[:at] + b"\xff" + data[at:])
+    else:  # the world's tasks row twice
+        tasks = tiny / "gen_tasks.jsonl"
+        last = tasks.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        tasks.write_bytes(tasks.read_bytes() + last + b"\n")
+
+
+@pytest.mark.parametrize("how", ["truncated", "not_utf8", "duplicate"])
+def test_a_suspect_world_is_parsed_and_reported_when_the_set_is_indexed(
+        tiny: Path, how: str) -> None:
+    # before: a lazy set reported nothing until an env reached for judge_only
+    _damage(tiny, how)
+    assert index_world_set(str(tiny)).suspects == ["judge_only"]
+    ws = load_world_set(tiny, lazy=True)
+    problems = ws.problems_for("judge_only")
+    assert len(problems) == 1 and problems[0].line == (4 if how == "duplicate" else 3), problems
+    expected = {"truncated": "not valid JSON", "not_utf8": "not valid UTF-8",
+                "duplicate": "duplicate row for 'judge_only' (first at line"}[how]
+    assert expected in problems[0].message
+    if how == "duplicate":  # the first row is used: the world stays
+        assert ws.names() == ["defect_lab", "judge_only", "notes_app"] and not ws.broken_names()
+    else:
+        assert ws.names() == ["defect_lab", "notes_app"] and ws.broken_names() == ["judge_only"]
+
+
+def test_a_clean_set_has_no_suspects_and_many_bad_lines_cost_one_pass(tiny: Path) -> None:
+    assert index_world_set(str(tiny)).suspects == []
+    path = tiny / "gen_sample.jsonl"  # every line of a file in Latin-1: one bad byte each
+    path.write_bytes(b"".join(line.replace(b'"sample_data"', b'"sample_\xe9data"', 1) + b"\n"
+                              for line in path.read_bytes().splitlines()))
+    assert index_world_set(str(tiny)).suspects == ["defect_lab", "judge_only", "notes_app"]
