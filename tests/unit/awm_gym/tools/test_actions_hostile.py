@@ -169,7 +169,7 @@ def test_the_work_is_linear_in_the_length_of_the_turn(shape: Callable[[int], str
     action, work = count_work(text)
     again, more = count_work(double)
     assert type(again) is type(action)
-    assert work.regex_calls == more.regex_calls == [], "the parser ran a regex over the turn"
+    assert work.regex_calls == more.regex_calls == [], "the parser ran a regex (uncountable)"
     assert work.unwatched == more.unwatched == [], "a str method the counter does not see"
     assert more.lines <= 2 * work.lines, (work.lines, more.lines)
     assert more.looked_at <= 2 * work.looked_at, (work.looked_at, more.looked_at)
