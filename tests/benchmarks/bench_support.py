@@ -7,7 +7,10 @@ and the first POST/PUT/PATCH/DELETE, that succeed on the initial state), so the 
 measures whichever world is present.
 
 Every benchmark sets ``extra_info["calls"]`` (calls per round) so ``summarize.py`` can turn a
-round's time into microseconds per call and calls per second.
+round's time into microseconds per call and calls per second, and asserts that every measured
+call succeeded: pytest-benchmark keeps only one result (that of an extra, untimed call after the
+rounds for ``benchmark(fn)``), so the timed function is wrapped in :class:`Recorded`, which keeps
+the result of every round for the asserts after the timing.
 
 Run on demand (the default suite ignores this folder)::
 
@@ -68,6 +71,46 @@ def tool_action(tool: str, arguments: dict[str, Any]) -> str:
 
 
 LIST_TOOLS_ACTION = tool_action("list_tools", {})
+
+
+class Recorded:
+    """``fn`` that keeps what each call returned (``results``), so a benchmark can check every
+    measured round after the timing. It adds one Python call and a list append per round
+    (under a microsecond; a round here is a millisecond or more).
+
+    Example::
+
+        step = Recorded(envs.step)
+        benchmark(step, actions)
+        assert all((out[4]["tool_outcome"] == "ok").all() for out in step.results)
+    """
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.results: list[Any] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        result = self.fn(*args, **kwargs)
+        self.results.append(result)
+        return result
+
+
+def assert_steps_answered(outs: list[Any], kind: str, tool: str | None = None,
+                          observation: str | None = None) -> None:
+    """Every recorded vector step answered every instance: each action read as ``kind``, each
+    tool call answered ``ok`` by ``tool`` (when given), no episode ended, reward 0, and (when
+    given) every observation equal to ``observation``."""
+    assert outs, "no step was recorded"
+    for observations, reward, terminated, truncated, info in outs:
+        assert (info["action_kind"] == kind).all(), set(info["action_kind"])
+        if kind == "tool_call":
+            assert (info["tool_outcome"] == "ok").all(), set(info["tool_outcome"])
+        if tool is not None:
+            assert (info["tool"] == tool).all(), set(info["tool"])
+        assert not terminated.any() and not truncated.any() and not reward.any()
+        if observation is not None:
+            wrong = [i for i, text in enumerate(observations) if text != observation]
+            assert not wrong, f"{len(wrong)} observations differ, e.g. {observations[wrong[0]]!r}"
 
 
 # -- the floors' machinery ---------------------------------------------------------------------
@@ -134,10 +177,10 @@ def capture_sql(host: Any, slot: DatabaseSlot, tool: str, arguments: dict[str, A
     return statements
 
 
-def replay_sql(conn: sqlite3.Connection, statements: list[str]) -> None:
-    """Run captured statements through raw sqlite3, reading every row (the SQL floor)."""
-    for statement in statements:
-        conn.execute(statement).fetchall()
+def replay_sql(conn: sqlite3.Connection, statements: list[str]) -> list[list[tuple]]:
+    """Run captured statements through raw sqlite3, reading every row (the SQL floor); returns
+    each statement's rows."""
+    return [conn.execute(statement).fetchall() for statement in statements]
 
 
 class McpPath:

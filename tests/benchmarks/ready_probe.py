@@ -49,8 +49,9 @@ def main() -> None:
         gc.collect()
         rss_before = rss_bytes()
         t_reset0 = time.perf_counter()
-        envs.reset(seed=list(range(opts.n)))
+        obs, _ = envs.reset(seed=list(range(opts.n)))
         t_ready = time.perf_counter()
+        assert len(obs) == opts.n and all(obs), "the reset did not give every instance a task"
         gc.collect()
         rss_after = rss_bytes()
         world = envs.runtime.worlds[0]
@@ -71,6 +72,7 @@ def main() -> None:
             conn.deserialize(template)
             conns.append(conn)
         out["first_reset_s"] = time.perf_counter() - t_reset0
+        assert all(c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] for c in conns)
         gc.collect()
         rss_after = rss_bytes()
     out.update(template_bytes=len(template), rss_before=rss_before, rss_after=rss_after,

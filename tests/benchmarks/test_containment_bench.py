@@ -3,6 +3,8 @@
 the built-in spotify world (same code both ways). Group ``containment-<kind>``; the summary in
 docs/benchmarks.md reports calls/s and the contained/in-process ratio (goal <= 1.5x per call).
 
+Every round (the warm-up included) is checked after the timing: each call answered ``ok``.
+
 Run: ``python -m pytest tests/benchmarks/test_containment_bench.py --benchmark-only -p no:randomly``
 """
 
@@ -13,6 +15,8 @@ from collections.abc import Iterator
 
 import gymnasium as gym
 import pytest
+
+from bench_support import Recorded
 
 import awm_gym  # noqa: F401
 
@@ -41,6 +45,9 @@ def test_step(benchmark, envs, kind: str, action: str) -> None:  # noqa: ANN001
     benchmark.group = f"containment-{kind}"
     benchmark.extra_info.update(calls=N_ENVS, setup=envs.setup_name,
                                 containment=json.dumps(getattr(envs.runtime, "containment", None)))
-    out = benchmark.pedantic(envs.step, args=([action] * N_ENVS,), rounds=10, iterations=1,
-                             warmup_rounds=1)
-    assert (out[4]["tool_outcome"] == "ok").all(), set(out[4]["tool_outcome"])
+    step = Recorded(envs.step)
+    benchmark.pedantic(step, args=([action] * N_ENVS,), rounds=10, iterations=1, warmup_rounds=1)
+    assert step.results, "no round recorded"
+    for _, _, terminated, truncated, info in step.results:
+        assert (info["tool_outcome"] == "ok").all(), set(info["tool_outcome"])
+        assert not terminated.any() and not truncated.any()

@@ -12,19 +12,43 @@ on the benchmark world (spotify: 22 tables), the world's read call on 1,024 inst
 * ``raw_sqlite_after_reset`` / ``raw_sqlite_warm``: the call's SQL through raw ``sqlite3``,
   right after ``deserialize`` and again, the floor of the effect.
 
-The goal is ``after_reset`` within 1.2x of ``warm``.
+The goal is ``after_reset`` within 1.2x of ``warm``. Every measured round is checked after the
+timing: each call answered ``ok`` with the text of a fresh instance, and each SQL replay read the
+rows of a fresh database.
 """
 
 from __future__ import annotations
 
 import pytest
-from bench_support import N, replay_sql
+from bench_support import N, Recorded, replay_sql
 
 ROUNDS = 5
 
 
 def _slots(workload, count: int) -> list:
     return [workload.new_slot() for _ in range(count)]
+
+
+def _fresh(workload, run) -> object:
+    """``run(slot)`` on a new instance database (the reply or rows every round must match)."""
+    slot = workload.new_slot()
+    try:
+        return run(slot)
+    finally:
+        slot.conn.close()
+
+
+def _assert_calls_ok(recorded: Recorded, workload) -> None:
+    expected = _fresh(workload, lambda slot: workload.host.call(slot, *workload.read)).text
+    assert recorded.results, "no round recorded"
+    assert all(r.outcome == "ok" and r.text == expected
+               for results in recorded.results for r in results)
+
+
+def _assert_rows(recorded: Recorded, workload) -> None:
+    expected = _fresh(workload, lambda slot: replay_sql(slot.conn, workload.read_sql))
+    assert recorded.results and any(expected), "no round recorded, or the SQL read no row"
+    assert all(rows == expected for per_slot in recorded.results for rows in per_slot)
 
 
 @pytest.mark.benchmark(group="first-call")
@@ -36,11 +60,12 @@ def test_first_call_after_reset_1024(benchmark, workload, slots):
             slot.conn.deserialize(workload.template)
 
     def run():
-        for slot in slots:
-            workload.host.call(slot, tool, args)
+        return [workload.host.call(slot, tool, args) for slot in slots]
 
     benchmark.extra_info["calls"] = N
-    benchmark.pedantic(run, setup=setup, rounds=ROUNDS, iterations=1)
+    recorded = Recorded(run)
+    benchmark.pedantic(recorded, setup=setup, rounds=ROUNDS, iterations=1)
+    _assert_calls_ok(recorded, workload)
 
 
 @pytest.mark.benchmark(group="first-call")
@@ -53,11 +78,12 @@ def test_first_call_warm_1024(benchmark, workload, slots):
             workload.host.call(slot, tool, args)  # the episode's first call, untimed
 
     def run():
-        for slot in slots:
-            workload.host.call(slot, tool, args)
+        return [workload.host.call(slot, tool, args) for slot in slots]
 
     benchmark.extra_info["calls"] = N
-    benchmark.pedantic(run, setup=setup, rounds=ROUNDS, iterations=1)
+    recorded = Recorded(run)
+    benchmark.pedantic(recorded, setup=setup, rounds=ROUNDS, iterations=1)
+    _assert_calls_ok(recorded, workload)
 
 
 @pytest.mark.benchmark(group="first-call")
@@ -71,15 +97,16 @@ def test_first_call_new_slot_1024(benchmark, workload):
         made.extend(_slots(workload, N))
 
     def run():
-        for slot in made:
-            workload.host.call(slot, tool, args)
+        return [workload.host.call(slot, tool, args) for slot in made]
 
     benchmark.extra_info["calls"] = N
+    recorded = Recorded(run)
     try:
-        benchmark.pedantic(run, setup=setup, rounds=ROUNDS, iterations=1)
+        benchmark.pedantic(recorded, setup=setup, rounds=ROUNDS, iterations=1)
     finally:
         while made:
             made.pop().conn.close()
+    _assert_calls_ok(recorded, workload)
 
 
 @pytest.mark.benchmark(group="first-call")
@@ -89,11 +116,12 @@ def test_first_call_raw_sqlite_after_reset_1024(benchmark, workload, slots):
             slot.conn.deserialize(workload.template)
 
     def run():
-        for slot in slots:
-            replay_sql(slot.conn, workload.read_sql)
+        return [replay_sql(slot.conn, workload.read_sql) for slot in slots]
 
     benchmark.extra_info["calls"] = N
-    benchmark.pedantic(run, setup=setup, rounds=ROUNDS, iterations=1)
+    recorded = Recorded(run)
+    benchmark.pedantic(recorded, setup=setup, rounds=ROUNDS, iterations=1)
+    _assert_rows(recorded, workload)
 
 
 @pytest.mark.benchmark(group="first-call")
@@ -104,8 +132,9 @@ def test_first_call_raw_sqlite_warm_1024(benchmark, workload, slots):
             replay_sql(slot.conn, workload.read_sql)
 
     def run():
-        for slot in slots:
-            replay_sql(slot.conn, workload.read_sql)
+        return [replay_sql(slot.conn, workload.read_sql) for slot in slots]
 
     benchmark.extra_info["calls"] = N
-    benchmark.pedantic(run, setup=setup, rounds=ROUNDS, iterations=1)
+    recorded = Recorded(run)
+    benchmark.pedantic(recorded, setup=setup, rounds=ROUNDS, iterations=1)
+    _assert_rows(recorded, workload)

@@ -8,6 +8,10 @@ and 1,024 x ``deserialize`` on open connections.
 
 Group ``fresh-process``: ``ready_probe.py`` in a new interpreter, import to ready, with the
 resident-set growth per instance beside the template size (``extra_info``).
+
+Every measured round is checked after the timing: each reset gave N observations of the world,
+each floor's connections hold the template (its tables, byte for byte where cheap to compare),
+and each probe reported N instances ready.
 """
 
 from __future__ import annotations
@@ -23,11 +27,26 @@ import tempfile
 import gymnasium as gym
 import numpy as np
 import pytest
-from bench_support import N, tool_action
+from bench_support import N, Recorded, tool_action
 
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ready_probe.py")
 ROUNDS = 5
 PROBE_ROUNDS = 3
+
+
+def _tables(conn) -> int:
+    return conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+
+
+def _template_tables(template: bytes) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(template)
+        return _tables(conn)
+    finally:
+        conn.close()
 
 
 @pytest.mark.benchmark(group="ready")
@@ -45,9 +64,12 @@ def test_ready_make_vec_and_first_reset_1024(benchmark, bench_world, workload):
         return envs.reset(seed=list(range(N)))
 
     benchmark.extra_info["calls"] = N
-    obs, info = benchmark.pedantic(create_and_reset, setup=setup, rounds=ROUNDS, iterations=1)
+    recorded = Recorded(create_and_reset)
+    benchmark.pedantic(recorded, setup=setup, rounds=ROUNDS, iterations=1)
     try:
-        assert len(obs) == N and (info["world"] == bench_world.name).all()
+        assert recorded.results and all(
+            len(obs) == N and all(obs) and (info["world"] == bench_world.name).all()
+            for obs, info in recorded.results)
         tool, args = workload.read
         out = made[-1].step([tool_action(tool, args)] * N)  # ready: every instance answers
         assert (out[4]["tool_outcome"] == "ok").all()
@@ -63,8 +85,11 @@ def test_ready_reset_all_mask_1024(benchmark, bench_world):
     envs.reset(seed=seeds)
     benchmark.extra_info["calls"] = N
     try:
-        obs, _ = benchmark(envs.reset, seed=seeds, options={"reset_mask": mask})
-        assert len(obs) == N
+        reset = Recorded(envs.reset)
+        benchmark(reset, seed=seeds, options={"reset_mask": mask})
+        assert reset.results and all(
+            len(obs) == N and all(obs) and (info["world"] == bench_world.name).all()
+            for obs, info in reset.results)
     finally:
         envs.close()
 
@@ -74,9 +99,14 @@ def test_ready_floor_connect_deserialize_1024(benchmark, workload):
     import sqlite3
 
     template = workload.template
+    tables = _template_tables(template)
     held = []
+    checked = []
 
-    def setup():
+    def setup():  # checks the last round's connections, then closes them
+        if held:
+            assert len(held) == N and all(_tables(conn) == tables for conn in held)
+            checked.append(len(held))
         while held:
             held.pop().close()
 
@@ -89,6 +119,7 @@ def test_ready_floor_connect_deserialize_1024(benchmark, workload):
     benchmark.extra_info["calls"] = N
     benchmark.pedantic(create, setup=setup, rounds=ROUNDS * 2, iterations=1)
     setup()
+    assert checked, "no round recorded"
 
 
 @pytest.mark.benchmark(group="ready")
@@ -102,6 +133,7 @@ def test_ready_floor_deserialize_existing_1024(benchmark, workload, slots):
 
     benchmark.extra_info["calls"] = N
     benchmark(reset)
+    assert all(conn.serialize() == template for conn in conns)  # each round overwrote the last
 
 
 def _probe(bench_world, mode: str, cache_dir: str) -> dict:
@@ -139,4 +171,6 @@ def test_fresh_process_ready_time_and_memory_per_instance(benchmark, bench_world
         rss_per_instance_bytes=round(med(warm_runs, "rss_per_instance")),
         raw_rss_per_instance_bytes=round(med(raw_runs, "rss_per_instance")),
         raw_create_s=round(med(raw_runs, "first_reset_s"), 4))
-    assert cold["template_bytes"] > 0
+    assert cold["template_bytes"] > 0 and len(warm_runs) >= 1
+    assert all(r["n"] == N and r["template_bytes"] == cold["template_bytes"]
+               for r in warm_runs + raw_runs)

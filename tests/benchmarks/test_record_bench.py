@@ -39,4 +39,5 @@ def test_record_dataset_oracle(benchmark, episodes):
     probe = results[0]
     benchmark.extra_info.update(probe)
     benchmark.extra_info["calls"] = probe["rows"]
-    assert probe["episodes"] == episodes
+    assert probe["episodes"] == episodes and probe["rows"] >= episodes, probe
+    assert probe["dataset_bytes"] > 0

@@ -14,6 +14,8 @@ directory: the first run builds every world (cold), the later ones start warm. G
   goal (<= 2x of it) is stated against.
 
 Set ``AWM_SCALE_WORLDS`` to use fewer worlds (a cold build of 1,000 takes minutes per core).
+Every probe run is checked: it exited 0, read every row, registered every world and answered
+``list_tools`` on every instance (``scale_probe.py`` asserts that last part itself).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import sys
 import tempfile
 
 import pytest
+from bench_support import Recorded
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE = os.path.join(HERE, "scale_probe.py")
@@ -51,6 +54,11 @@ def _probe(script: str, *args: str, cache: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _assert_ready(run: dict) -> None:
+    """One ``scale_probe.py --mode awm`` run: every world registered, every instance stepped."""
+    assert run["registered"] >= NUM_WORLDS and run["n"] == 1024 and run["worlds_used"] >= 1, run
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -58,9 +66,12 @@ def _load() -> str:
 @pytest.mark.benchmark(group="scale")
 def test_scale_parse_floor(benchmark, scale_dirs):
     world_set, cache = scale_dirs
-    result = benchmark.pedantic(_probe, args=(PROBE, "--world-set", world_set, "--mode", "parse"),
+    probe = Recorded(_probe)
+    result = benchmark.pedantic(probe, args=(PROBE, "--world-set", world_set, "--mode", "parse"),
                                 kwargs={"cache": cache}, rounds=WARM_ROUNDS, iterations=1)
     benchmark.extra_info.update(result, load=_load())
+    assert probe.results and all(r["rows"] >= NUM_WORLDS and r["bytes"] > 0
+                                 for r in probe.results), probe.results
 
 
 @pytest.mark.benchmark(group="scale")
@@ -74,6 +85,9 @@ def test_scale_cold_then_warm(benchmark, scale_dirs):
 
     benchmark.pedantic(warm, rounds=WARM_ROUNDS, iterations=1)
     benchmark.extra_info.update(cold={k: v for k, v in cold.items()}, warm=runs, load=_load())
+    assert runs, "no warm run recorded"
+    for run in (cold, *runs):
+        _assert_ready(run)
 
 
 @pytest.mark.benchmark(group="scale")
@@ -89,3 +103,4 @@ def test_scale_spotify_ready_reference(benchmark, scale_dirs):
     runs.clear()
     benchmark.pedantic(ready, rounds=WARM_ROUNDS, iterations=1)
     benchmark.extra_info.update(runs=runs, load=_load())
+    assert runs and all(r["n"] == 1024 and r["template_bytes"] > 0 for r in runs), runs

@@ -15,6 +15,11 @@ floors under it, from the cheapest up:
 
 Group ``dispatch`` calls one read tool on one instance: ``host.call`` against the bare endpoint,
 interleaved, and records their ratio (the goal is <= 1.2x).
+
+Each benchmark checks every measured round after the timing (``bench_support.Recorded``): our
+steps answered every instance ``ok`` (a read with the same text as ``ToolHost.call`` on a fresh
+instance), each floor returned what our path returns (the endpoint's JSON, the ASGI path's
+text, the same rows from raw SQL on every instance), so a broken floor cannot post a good number.
 """
 
 from __future__ import annotations
@@ -25,10 +30,19 @@ import time
 
 import numpy as np
 import pytest
-from bench_support import LIST_TOOLS_ACTION, N, call_endpoint, replay_sql, reset_slots, tool_action
+from bench_support import (
+    LIST_TOOLS_ACTION,
+    N,
+    Recorded,
+    assert_steps_answered,
+    call_endpoint,
+    replay_sql,
+    reset_slots,
+    tool_action,
+)
 from fastapi.encoders import jsonable_encoder
 
-from awm_gym.tools.actions import parse_action
+from awm_gym.tools.actions import ListTools, parse_action
 
 N_ASGI = 128
 """Calls per round on the ASGI path (each costs a few times a direct call)."""
@@ -42,11 +56,28 @@ def _round_info(benchmark, calls: int, **extra) -> None:
     benchmark.extra_info.update(extra)
 
 
-def _assert_step_ok(out, kind: str) -> None:
-    info = out[4]
-    assert (info["action_kind"] == kind).all(), set(info["action_kind"])
-    if kind == "tool_call":
-        assert (info["tool_outcome"] == "ok").all(), set(info["tool_outcome"])
+def _read_text(workload) -> str:
+    """The read call's reply on a fresh instance (a read leaves the database as it was)."""
+    slot = workload.new_slot()
+    try:
+        result = workload.host.call(slot, *workload.read)
+    finally:
+        slot.conn.close()
+    assert result.outcome == "ok", result.text
+    return result.text
+
+
+def _assert_same_rows(rounds: list[list[list[list[tuple]]]], workload, statements) -> None:
+    """Every instance of every round read the rows a fresh database gives (and a read found
+    some), so the SQL floor did the work it stands for."""
+    slot = workload.new_slot()
+    try:
+        expected = replay_sql(slot.conn, statements)
+    finally:
+        slot.conn.close()
+    assert rounds and any(expected), "no round recorded, or the SQL read no row"
+    for per_slot in rounds:
+        assert all(rows == expected for rows in per_slot), "raw SQL read other rows"
 
 
 # -- read ---------------------------------------------------------------------------------------
@@ -55,8 +86,9 @@ def test_step_read_vector_1024(benchmark, stepping_env, workload):
     tool, args = workload.read
     actions = [tool_action(tool, args)] * N
     _round_info(benchmark, N, tool=tool, arguments=json.dumps(args))
-    out = benchmark(stepping_env.step, actions)
-    _assert_step_ok(out, "tool_call")
+    step = Recorded(stepping_env.step)
+    benchmark(step, actions)
+    assert_steps_answered(step.results, "tool_call", tool, _read_text(workload))
 
 
 @pytest.mark.benchmark(group="step-read")
@@ -64,8 +96,9 @@ def test_step_read_vector_1024_num_workers_2(benchmark, sharded_env, workload):
     tool, args = workload.read
     actions = [tool_action(tool, args)] * N
     _round_info(benchmark, N)
-    out = benchmark(sharded_env.step, actions)
-    _assert_step_ok(out, "tool_call")
+    step = Recorded(sharded_env.step)
+    benchmark(step, actions)
+    assert_steps_answered(step.results, "tool_call", tool, _read_text(workload))
 
 
 @pytest.mark.benchmark(group="step-read")
@@ -77,8 +110,11 @@ def test_step_read_host_call_1024(benchmark, workload, slots):
         return [host.call(slot, tool, args) for slot in slots]
 
     _round_info(benchmark, N)
-    results = benchmark(run)
-    assert all(r.outcome == "ok" for r in results)
+    recorded = Recorded(run)
+    benchmark(recorded)
+    expected = _read_text(workload)
+    assert all(r.outcome == "ok" and r.text == expected
+               for results in recorded.results for r in results)
 
 
 @pytest.mark.benchmark(group="step-read")
@@ -89,11 +125,12 @@ def test_step_read_endpoint_direct_1024(benchmark, workload, slots):
     assert jsonable_encoder(call_endpoint(endpoint, slots[0], kwargs)) == expected
 
     def run():
-        for slot in slots:
-            call_endpoint(endpoint, slot, kwargs)
+        return [call_endpoint(endpoint, slot, kwargs) for slot in slots]
 
     _round_info(benchmark, N)
-    benchmark(run)
+    recorded = Recorded(run)
+    benchmark(recorded)
+    assert all(jsonable_encoder(r) == expected for results in recorded.results for r in results)
 
 
 @pytest.mark.benchmark(group="step-read")
@@ -101,21 +138,24 @@ def test_step_read_raw_sqlite_1024(benchmark, workload, slots):
     statements = list(workload.read_sql)
 
     def run():
-        for slot in slots:
-            replay_sql(slot.conn, statements)
+        return [replay_sql(slot.conn, statements) for slot in slots]
 
     _round_info(benchmark, N, sql=statements)
-    benchmark(run)
+    recorded = Recorded(run)
+    benchmark(recorded)
+    _assert_same_rows(recorded.results, workload, statements)
 
 
 @pytest.mark.benchmark(group="step-read")
 def test_step_read_mcp_asgi_128(benchmark, workload, slots, mcp_path):
     tool, args = workload.read
     subset = slots[:N_ASGI]
-    assert mcp_path.call_many(subset[:1], tool, args)[0] == workload.host.call(
-        subset[0], tool, args).text  # the same text a model reads
+    expected = workload.host.call(subset[0], tool, args).text
+    assert mcp_path.call_many(subset[:1], tool, args)[0] == expected  # the text a model reads
     _round_info(benchmark, N_ASGI)
-    benchmark(mcp_path.call_many, subset, tool, args)
+    call_many = Recorded(mcp_path.call_many)
+    benchmark(call_many, subset, tool, args)
+    assert all(text == expected for texts in call_many.results for text in texts)
 
 
 # -- write (every round starts from the initial state) -----------------------------------------
@@ -129,9 +169,10 @@ def test_step_write_vector_1024(benchmark, stepping_env, workload):
         stepping_env.reset(seed=list(range(N)), options={"reset_mask": mask})
 
     _round_info(benchmark, N, tool=tool, arguments=json.dumps(args))
-    out = benchmark.pedantic(stepping_env.step, args=(actions,), setup=setup,
-                             rounds=WRITE_ROUNDS, iterations=1)
-    _assert_step_ok(out, "tool_call")
+    step = Recorded(stepping_env.step)
+    benchmark.pedantic(step, args=(actions,), setup=setup, rounds=WRITE_ROUNDS, iterations=1)
+    assert_steps_answered(step.results, "tool_call", tool)
+    assert all(len(set(out[0])) == 1 for out in step.results)  # one reply: same state, same call
 
 
 @pytest.mark.benchmark(group="step-write")
@@ -144,9 +185,10 @@ def test_step_write_vector_1024_num_workers_2(benchmark, sharded_env, workload):
         sharded_env.reset(seed=list(range(N)), options={"reset_mask": mask})
 
     _round_info(benchmark, N)
-    out = benchmark.pedantic(sharded_env.step, args=(actions,), setup=setup,
-                             rounds=WRITE_ROUNDS, iterations=1)
-    _assert_step_ok(out, "tool_call")
+    step = Recorded(sharded_env.step)
+    benchmark.pedantic(step, args=(actions,), setup=setup, rounds=WRITE_ROUNDS, iterations=1)
+    assert_steps_answered(step.results, "tool_call", tool)
+    assert all(len(set(out[0])) == 1 for out in step.results)  # one reply: same state, same call
 
 
 @pytest.mark.benchmark(group="step-write")
@@ -158,10 +200,14 @@ def test_step_write_host_call_1024(benchmark, workload, slots):
         return [host.call(slot, tool, args) for slot in slots]
 
     _round_info(benchmark, N)
-    results = benchmark.pedantic(run, setup=lambda: reset_slots(slots, workload.template),
-                                 rounds=WRITE_ROUNDS, iterations=1)
-    assert all(r.outcome == "ok" for r in results)
+    recorded = Recorded(run)
+    benchmark.pedantic(recorded, setup=lambda: reset_slots(slots, workload.template),
+                       rounds=WRITE_ROUNDS, iterations=1)
+    reset_slots(slots[:1], workload.template)
+    expected = host.call(slots[0], tool, args).text
     reset_slots(slots, workload.template)
+    assert all(r.outcome == "ok" and r.text == expected
+               for results in recorded.results for r in results)
 
 
 @pytest.mark.benchmark(group="step-write")
@@ -174,13 +220,14 @@ def test_step_write_endpoint_direct_1024(benchmark, workload, slots):
     assert jsonable_encoder(call_endpoint(endpoint, slots[0], kwargs)) == expected
 
     def run():
-        for slot in slots:
-            call_endpoint(endpoint, slot, kwargs)
+        return [call_endpoint(endpoint, slot, kwargs) for slot in slots]
 
     _round_info(benchmark, N)
-    benchmark.pedantic(run, setup=lambda: reset_slots(slots, workload.template),
+    recorded = Recorded(run)
+    benchmark.pedantic(recorded, setup=lambda: reset_slots(slots, workload.template),
                        rounds=WRITE_ROUNDS, iterations=1)
     reset_slots(slots, workload.template)
+    assert all(jsonable_encoder(r) == expected for results in recorded.results for r in results)
 
 
 @pytest.mark.benchmark(group="step-write")
@@ -188,13 +235,14 @@ def test_step_write_raw_sqlite_1024(benchmark, workload, slots):
     statements = list(workload.write_sql)
 
     def run():
-        for slot in slots:
-            replay_sql(slot.conn, statements)
+        return [replay_sql(slot.conn, statements) for slot in slots]
 
     _round_info(benchmark, N, sql=statements)
-    benchmark.pedantic(run, setup=lambda: reset_slots(slots, workload.template),
+    recorded = Recorded(run)
+    benchmark.pedantic(recorded, setup=lambda: reset_slots(slots, workload.template),
                        rounds=WRITE_ROUNDS, iterations=1)
     reset_slots(slots, workload.template)
+    _assert_same_rows(recorded.results, workload, statements)
 
 
 @pytest.mark.benchmark(group="step-write")
@@ -206,10 +254,12 @@ def test_step_write_mcp_asgi_128(benchmark, workload, slots, mcp_path):
     reset_slots(subset, workload.template)
     assert mcp_path.call_many(subset[:1], tool, args)[0] == expected
     _round_info(benchmark, N_ASGI)
-    benchmark.pedantic(mcp_path.call_many, args=(subset, tool, args),
+    call_many = Recorded(mcp_path.call_many)
+    benchmark.pedantic(call_many, args=(subset, tool, args),
                        setup=lambda: reset_slots(subset, workload.template),
                        rounds=WRITE_ROUNDS, iterations=1)
     reset_slots(subset, workload.template)
+    assert all(text == expected for texts in call_many.results for text in texts)
 
 
 # -- list_tools ---------------------------------------------------------------------------------
@@ -217,16 +267,20 @@ def test_step_write_mcp_asgi_128(benchmark, workload, slots, mcp_path):
 def test_step_list_tools_vector_1024(benchmark, stepping_env):
     actions = [LIST_TOOLS_ACTION] * N
     _round_info(benchmark, N)
-    out = benchmark(stepping_env.step, actions)
-    _assert_step_ok(out, "list_tools")
+    step = Recorded(stepping_env.step)
+    benchmark(step, actions)
+    assert_steps_answered(step.results, "list_tools", observation=step.results[0][0][0])
+    assert step.results[0][0][0].startswith("Available MCP Tools")
 
 
 @pytest.mark.benchmark(group="step-list_tools")
 def test_step_list_tools_vector_1024_num_workers_2(benchmark, sharded_env):
     actions = [LIST_TOOLS_ACTION] * N
     _round_info(benchmark, N)
-    out = benchmark(sharded_env.step, actions)
-    _assert_step_ok(out, "list_tools")
+    step = Recorded(sharded_env.step)
+    benchmark(step, actions)
+    assert_steps_answered(step.results, "list_tools", observation=step.results[0][0][0])
+    assert step.results[0][0][0].startswith("Available MCP Tools")
 
 
 @pytest.mark.benchmark(group="step-list_tools")
@@ -238,7 +292,9 @@ def test_step_list_tools_parse_action_1024(benchmark, workload):
         return [parse_action(LIST_TOOLS_ACTION, names) for _ in range(N)]
 
     _round_info(benchmark, N)
-    benchmark(run)
+    recorded = Recorded(run)
+    benchmark(recorded)
+    assert all(action == ListTools() for actions in recorded.results for action in actions)
 
 
 # -- per-call dispatch overhead on one instance -------------------------------------------------
@@ -251,16 +307,15 @@ def test_dispatch_read_host_call_vs_endpoint_direct(benchmark, workload, slots):
     endpoint, kwargs = workload.endpoint(tool), workload.kwargs(tool, args)
 
     def via_host():
-        for _ in range(DISPATCH_CALLS):
-            host.call(slot, tool, args)
+        return [host.call(slot, tool, args) for _ in range(DISPATCH_CALLS)]
 
     def via_endpoint():
-        for _ in range(DISPATCH_CALLS):
-            call_endpoint(endpoint, slot, kwargs)
+        return [call_endpoint(endpoint, slot, kwargs) for _ in range(DISPATCH_CALLS)]
 
     host_us, direct_us = [], []
+    host_results, direct_results = Recorded(via_host), Recorded(via_endpoint)
     for _ in range(DISPATCH_REPEATS):
-        for fn, sink in ((via_endpoint, direct_us), (via_host, host_us)):
+        for fn, sink in ((direct_results, direct_us), (host_results, host_us)):
             start = time.perf_counter()
             fn()
             sink.append((time.perf_counter() - start) / DISPATCH_CALLS * 1e6)
@@ -269,4 +324,9 @@ def test_dispatch_read_host_call_vs_endpoint_direct(benchmark, workload, slots):
                 host_call_us=round(statistics.median(host_us), 1),
                 endpoint_direct_us=round(statistics.median(direct_us), 1),
                 ratio_host_over_endpoint=round(statistics.median(ratios), 3))
-    benchmark(via_host)
+    benchmark(host_results)
+    expected = _read_text(workload)
+    assert all(r.outcome == "ok" and r.text == expected
+               for results in host_results.results for r in results)
+    assert all(jsonable_encoder(r) == json.loads(expected)
+               for results in direct_results.results for r in results)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from bench_support import Recorded
 
 import awm_gym
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
@@ -98,8 +99,10 @@ def test_verify_pool_2_workers_256_jobs(benchmark, pool, verification):
                                 cold_first_batch_s=round(cold_s, 3),
                                 worker_job_ms=round(statistics.median(
                                     r.elapsed_s for r in first) * 1e3, 3))
-    results = benchmark.pedantic(pool.run, args=(jobs,), rounds=ROUNDS, iterations=1)
-    assert all(r.label == "complete" for r in results)
+    run = Recorded(pool.run)
+    benchmark.pedantic(run, args=(jobs,), rounds=ROUNDS, iterations=1)
+    assert run.results and all(len(results) == JOBS and all(r.label == "complete" for r in results)
+                               for results in run.results)
 
 
 @pytest.mark.benchmark(group="verify")
@@ -111,8 +114,10 @@ def test_verify_in_process_256_floor(benchmark, verification, tmp_path):
         return [verification.call(initial, final) for _ in range(JOBS)]
 
     benchmark.extra_info["calls"] = JOBS
-    results = benchmark(run)
-    assert all(r == {"result": "complete"} for r in results)
+    recorded = Recorded(run)
+    benchmark(recorded)
+    assert recorded.results and all(r == {"result": "complete"}
+                                    for results in recorded.results for r in results)
 
 
 @pytest.mark.benchmark(group="verify")
@@ -131,9 +136,11 @@ def test_verify_in_process_with_final_file_per_job_256_floor(benchmark, verifica
         return out
 
     benchmark.extra_info.update(calls=JOBS, directory=os.path.dirname(directory))
+    recorded = Recorded(run)
     try:
-        results = benchmark(run)
+        benchmark(recorded)
     finally:
         os.unlink(initial)
         os.rmdir(directory)
-    assert all(r == {"result": "complete"} for r in results)
+    assert recorded.results and all(r == {"result": "complete"}
+                                    for results in recorded.results for r in results)

@@ -391,7 +391,9 @@ def test_hanging_tool_times_out_and_the_instance_goes_on(defect_envs: AWMVectorE
     assert obs[0] == "Error: Tool call timed out after 1 s (the handler did not return)."
     assert info["tool_outcome"].tolist() == ["timeout", "ok"]
     assert info["tool_status"].tolist() == [-1, 200]
-    assert 0.9 <= info["tool_time_s"][0] < 5.0
+    # the step returned although `hang` never returns and `sleepy` sleeps an hour: the timeout
+    # ended the call; the time reported covers the 1 s waited (a lower bound, not a speed claim)
+    assert info["tool_time_s"][0] >= 0.9
     assert json.loads(obs[1]) == {"item_count": 3, "thing_count": 2}
     assert not terminated.any() and not truncated.any()
     # right after the hang, a normal read on the same instance succeeds

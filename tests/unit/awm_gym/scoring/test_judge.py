@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -93,14 +92,13 @@ def test_a_batch_gets_one_verdict_per_request_and_failures_are_labelled(server) 
     server.script_text("task B", "It went fine, I think.")
     server.script_text("task C", Reply(status=503), Reply(status=503), verdict("server_error"))
     server.script_text("task D", Reply(status=400))
-    server.script_text("task E", Reply(verdict("complete"), delay_s=6.0))
-    judge = LLMJudge(JudgeConfig(base_url=server.base_url, model="judge", timeout_s=3.0,
+    server.script_text("task E", Reply(verdict("complete"), delay_s=3600.0))  # never in time
+    # timeout_s: generous for A-D on a loaded machine; E's reply never comes in time anyway
+    judge = LLMJudge(JudgeConfig(base_url=server.base_url, model="judge", timeout_s=10.0,
                                  backoff_s=0.01, max_retries=2))
     try:
         requests = [JudgeRequest(f"task {x}", (), "done", {}) for x in "ABCDE"]
-        start = time.perf_counter()
-        results = judge.judge(requests)
-        elapsed = time.perf_counter() - start
+        results = judge.judge(requests)  # returns: E's reply (an hour away) was not waited for
         assert [r.label for r in results] == ["complete", "judge_error", "server_error",
                                               "judge_error", "judge_error"]
         assert [r.error_kind for r in results] == [None, "malformed", None, "provider",
@@ -110,7 +108,7 @@ def test_a_batch_gets_one_verdict_per_request_and_failures_are_labelled(server) 
         # C was retried twice (transient 503s), D was not retried (a 400 is deterministic)
         texts = [r["text"] for r in server.requests]
         assert sum("task C" in t for t in texts) == 3 and sum("task D" in t for t in texts) == 1
-        assert elapsed < 30  # the batch is bounded by the timeout, not stuck on the slow call
+        assert results[4].error == "no answer within timeout_s=10"  # given up at its timeout
         assert judge.judge([]) == []
     finally:
         judge.close()

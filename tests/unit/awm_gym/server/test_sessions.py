@@ -35,13 +35,13 @@ def test_only_idle_sessions_without_requests_in_flight_are_reaped() -> None:
         expired.append(session.session_id)
 
     async def scenario() -> tuple[int, int]:
-        table = SessionTable(capacity=3, idle_timeout_s=0.05)
+        table = SessionTable(capacity=3, idle_timeout_s=60.0)
         idle = table.open("ws", expire=expire)
         busy = table.open("ws", expire=expire)
         fresh = table.open("mcp", expire=expire)
         busy.begin()  # a long tool call: not idle however long it takes
-        await asyncio.sleep(0.1)
-        fresh.touch()
+        idle.last_active -= 120  # two minutes without a request (stamps moved, no clock waited)
+        busy.last_active -= 120
         reaped = await table.reap_once()
         assert idle.expired and not busy.expired and not fresh.expired
         assert expired == [idle.session_id] and table.reaped == 1
