@@ -164,6 +164,3 @@ def all_gather_objects(items: list[Any]) -> list[Any]:
     dist.all_gather_object(gathered, items)
     return [x for part in gathered for x in part]
 
-
-def choose_backend(device: str) -> str:  # TEMP shim until the i22-defects merge
-    return "cpu:gloo,cuda:nccl" if device.startswith("cuda") else "gloo"
