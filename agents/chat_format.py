@@ -30,6 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.turn import Turn
+
 from .errors import AgentConfigError
 
 __all__ = ["CatalogueMode", "ChatFormatConfig", "EpisodeContext", "Turn", "build_messages",
@@ -92,14 +94,6 @@ class ChatFormatConfig:
             raise AgentConfigError(f"ChatFormatConfig.max_observation_chars="
                                    f"{self.max_observation_chars}: use None or at least 32 "
                                    "(room for the cut marker).")
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One step of an episode: the model's raw ``action`` and the ``observation`` it produced."""
-
-    action: str
-    observation: str
 
 
 def _param_line(name: str, schema: Mapping[str, Any], required: bool) -> str:

@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.turn import Turn
+
 from .chat_format import (
     ChatFormatConfig,
     ChatRenderer,
     EpisodeContext,
-    Turn,
     build_messages,
     tool_listing,
 )

@@ -17,6 +17,7 @@ import logging
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import BUILTIN_WORLDS_DIR, get_world_set, register_worlds
+from awm_gym.manager.policy import Policy
 from awm_gym.errors import (
     AWMGymError,
     EnvUsageError,
@@ -43,7 +44,7 @@ __all__ = [
     "WorldSetFormatError", "WorldSkippedWarning", "get_world_set", "load_world_set", "normalize_scenario_name",
     "register_worlds", "check_world", "World", "Split", "SplitError", "SplitMismatchWarning",
     "Subset", "load_split", "split_worlds", "world_set_hash", "Exclusions", "ExclusionsError",
-    "load_exclusions",
+    "load_exclusions", "Policy",
 ]
 
 __version__ = "0.1.0"

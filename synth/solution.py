@@ -144,7 +144,7 @@ class _Prover:
         return job.key + ":" + hashlib.sha256(text.encode()).hexdigest()
 
     def _replay(self, world: str, idx: int, calls: list[dict[str, Any]], final: str) -> _Replay:
-        from awm_gym.scoring.judge import Turn
+        from awm_gym.turn import Turn
 
         replay = _Replay(calls, strip_thinking(final) or "Done.")
         runtime = self.runtimes[world]

@@ -1,17 +1,8 @@
-"""The policy protocol shared by :class:`awm_gym.World` and every policy in this package.
+"""``BasePolicy``: a convenience base for policies on awm_gym's policy protocol.
 
-A policy turns the World's batched ``infos`` into one text action per instance::
-
-    policy.set_env(world.envs)      # once, when attached: the vector env (tools, world set)
-    policy.set_seed(seed)           # before a run: makes sampling reproducible
-    actions = policy.get_action(infos)
-
-``infos`` is the vector env's latest batched info dict plus the keys the World adds (see
-:mod:`awm_gym.info_keys`): ``observation``, ``task``, ``world``, ``task_idx``, ``seed``,
-``active`` (needs an action now), ``episode_restarted`` (first action of a new episode: a
-stateful policy must forget that instance's past) and ``episode_idx``. Each is an array with
-one entry per instance. ``get_action`` returns a sequence of ``num_envs`` entries: a string for
-every active instance; whatever it returns for inactive ones is ignored (the World sends None).
+The protocol itself (:class:`awm_gym.Policy`: ``name``, ``set_env(env)``, ``set_seed(seed)``,
+``get_action(infos)``, and what ``infos`` holds) is defined in :mod:`awm_gym.manager.policy`,
+next to the World that drives it; it is re-exported here as ``agents.policies.Policy``.
 
 Example:
     >>> class Parrot(BasePolicy):
@@ -28,25 +19,11 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
+
+from awm_gym.manager.policy import Policy
 
 __all__ = ["Policy", "BasePolicy"]
-
-
-@runtime_checkable
-class Policy(Protocol):
-    """What :class:`awm_gym.World` needs from a policy."""
-
-    name: str
-
-    def set_env(self, env: Any) -> None:
-        """Attach the vector env the policy will act in (called by ``World.set_policy``)."""
-
-    def set_seed(self, seed: int | None) -> None:
-        """Seed the policy's own randomness (called by ``World.evaluate`` / ``record_dataset``)."""
-
-    def get_action(self, infos: dict[str, Any]) -> Sequence[str | None]:
-        """One action per instance; only entries where ``infos['active']`` is True are used."""
 
 
 class BasePolicy:

@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 
 from awm_gym import info_keys as K
+from awm_gym.turn import Turn
 
 from ..chat_format import (
     ChatFormatConfig,
     ChatRenderer,
     EpisodeContext,
-    Turn,
     build_messages,
     tool_listing,
 )

@@ -38,7 +38,7 @@ class StepOutcome:
 
 @runtime_checkable
 class Runtime(Protocol):
-    """N instances of one or more worlds: reset, step, tools, close.
+    """N instances of one or more worlds: reset, step, tools, databases, close.
 
     ``indices`` address instances ``0..num_instances-1``; every list argument and result is
     aligned with ``indices``. Actions are raw model text (``None`` is never passed: the vector
@@ -75,6 +75,11 @@ class Runtime(Protocol):
 
     def snapshot(self, i: int) -> bytes | None:
         """Instance ``i``'s database as bytes, None where it cannot be read from here."""
+        ...
+
+    def template(self, world: str) -> bytes | None:
+        """``world``'s initial database as bytes (what every reset starts from), None where it
+        cannot be read from here. With :meth:`snapshot` it gives an episode's database diff."""
         ...
 
     def close(self) -> None:

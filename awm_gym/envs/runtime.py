@@ -25,7 +25,6 @@ from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
-from awm_gym.scoring.judge import Turn
 from awm_gym.scoring.scorer import FinishedEpisode, Scorer
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.tools.actions import (
@@ -44,6 +43,7 @@ from awm_gym.tools.import_probe import (
     probe_marker,
     probe_world_import,
 )
+from awm_gym.turn import Turn
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.records import VerifierDef, WorldDef, normalize_scenario_name
 from awm_gym.worlds.template_db import TemplateCache

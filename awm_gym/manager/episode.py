@@ -21,6 +21,7 @@ from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.manager.db_diff import DatabaseDiff
+from awm_gym.turn import Turn
 
 __all__ = ["Turn", "Episode", "EPISODE_FIELDS", "REQUIRED_INFO_KEYS", "DEFAULT_INFO_KEYS"]
 
@@ -29,21 +30,6 @@ REQUIRED_INFO_KEYS = (K.ACTION_KIND, K.TOOL, K.VERIFIER_LABEL, K.SUCCESS, K.FORM
 """Info keys every recorded turn keeps: transcripts, success and the episode fields need them."""
 DEFAULT_INFO_KEYS = REQUIRED_INFO_KEYS + (K.TOOL_OUTCOME, K.TOOL_STATUS, K.ERROR)
 """Info keys kept per turn unless the caller chooses others (required ones are always added)."""
-
-
-@dataclass
-class Turn:
-    """One step: the action and what it produced."""
-
-    action: str
-    observation: str
-    """The observation returned after the action (the tool's response; empty after a final answer)."""
-    reward: float
-    terminated: bool
-    truncated: bool
-    info: dict[str, Any] = field(default_factory=dict)
-    """The step's info values for the keys the run keeps (always the verifier label and
-    ``success`` when the episode ended with a verified answer)."""
 
 
 @dataclass

@@ -47,23 +47,23 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.db_diff import DatabaseDiff
-from awm_gym.manager.episode import DEFAULT_INFO_KEYS, REQUIRED_INFO_KEYS, Episode, Turn
-
-if TYPE_CHECKING:  # world.py imports this module to record its episodes
-    from awm_gym.manager.world import World
+from awm_gym.manager.episode import DEFAULT_INFO_KEYS, REQUIRED_INFO_KEYS, Episode
+from awm_gym.turn import Turn
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["record", "features", "episode_rows", "load_episodes", "default_datasets_dir",
-           "dataset_path", "DatasetWriter", "SCHEMA_VERSION"]
+__all__ = ["record", "RecordingMeta", "info_columns", "features", "episode_rows",
+           "load_episodes", "default_datasets_dir", "dataset_path", "DatasetWriter",
+           "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
 META_FILE = "awm_dataset.json"
@@ -398,32 +398,63 @@ def _card(name: str, meta: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def record(world: World, dataset_name: str | os.PathLike, episodes: int, seed: int,
-           cache_dir: str | os.PathLike | None = None, options: dict[str, Any] | None = None,
-           info_keys: Sequence[str] | None = None, mode: str = "error") -> Path:
-    """Run ``episodes`` episodes with ``world``'s policy and write them (see module docstring).
+@dataclass(frozen=True, slots=True)
+class RecordingMeta:
+    """Where one recording's episodes came from; kept in ``awm_dataset.json``'s ``recordings``.
 
-    With ``mode="append"`` the new episodes are numbered after the existing ones; their seeds
-    are ``seed .. seed+episodes-1`` as always (a warning says when they repeat recorded seeds).
+    Example:
+        >>> RecordingMeta(env="AWM/spotify-v0", policy="oracle", seed=0).options is None
+        True
     """
-    path = dataset_path(dataset_name, cache_dir)
-    keys = info_columns(info_keys)
-    with DatasetWriter(path, keys, mode=mode) as writer:
+
+    env: str
+    """The env id the episodes ran in."""
+    policy: str
+    """The policy's name."""
+    seed: int
+    """The seed of the first episode (episode k ran with ``seed + k``)."""
+    options: Mapping[str, Any] | None = None
+    """The reset options of the run (per-episode lists included), stored as JSON."""
+
+
+def record(episodes: Iterable[Episode], path: str | os.PathLike, meta: RecordingMeta,
+           info_keys: Sequence[str] | None = None, mode: str = "error") -> Path:
+    """Write ``episodes`` as a dataset at ``path`` (see the module docstring); returns ``path``.
+
+    The writer takes the dataset's lock before it draws the first episode, so a lazy stream (a
+    rollout) never runs when another recording holds the dataset. With ``mode="append"`` the new
+    episodes are numbered after the existing ones; a warning says when their seeds repeat
+    recorded ones.
+
+    Args:
+        episodes: finished episodes, in any order; each keeps its ``episode_idx`` (offset by
+            the episodes already in the dataset when appending).
+        path: the dataset directory (see :func:`dataset_path`).
+        meta: where the episodes came from.
+        info_keys: the info keys stored per step (see :func:`info_columns`).
+        mode: ``error`` if it exists, ``append``, or ``overwrite``.
+    """
+    path = Path(path)
+    with DatasetWriter(path, info_columns(info_keys), mode=mode) as writer:
         first = writer.next_episode_idx
-        for rec in writer.meta.get("recordings", []):
-            lo, hi = rec["seed"], rec["seed"] + rec["episodes"]
-            if lo < seed + episodes and seed < hi:
-                logger.warning("%s: seeds %d..%d overlap seeds already recorded (%d..%d)", path,
-                               seed, seed + episodes - 1, lo, hi - 1)
-        for episode in world.run_episodes(episodes, seed, options, info_keys=keys,
-                                          capture_db_diff=True, desc=f"record {path.name}"):
+        for episode in episodes:
             episode.episode_idx += first
             writer.write_episode(episode)
+        _warn_seed_overlap(path, writer.meta.get("recordings", []), meta.seed, writer.episodes)
         writer.meta.setdefault("recordings", []).append({
-            "env": str(world.env_name), "policy": world.policy_name, "seed": seed,
-            "episodes": episodes, "first_episode": first, "options": _jsonable(options),
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+            "env": meta.env, "policy": meta.policy, "seed": meta.seed,
+            "episodes": writer.episodes, "first_episode": first,
+            "options": _jsonable(meta.options), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return path
+
+
+def _warn_seed_overlap(path: Path, recordings: Sequence[Mapping[str, Any]], seed: int,
+                       episodes: int) -> None:
+    for rec in recordings:
+        lo, hi = rec["seed"], rec["seed"] + rec["episodes"]
+        if lo < seed + episodes and seed < hi:
+            logger.warning("%s: seeds %d..%d overlap seeds already recorded (%d..%d)", path,
+                           seed, seed + episodes - 1, lo, hi - 1)
 
 
 def _jsonable(value: Any) -> Any:

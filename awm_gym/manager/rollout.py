@@ -1,4 +1,4 @@
-"""Run exactly N episodes on a World's instances: episode k always gets seed ``seed + k``.
+"""Run exactly N episodes of a policy on a vector env's instances: episode k gets seed ``seed + k``.
 
 The bookkeeping stable-worldmodel got wrong twice (indexing results by start order while counting
 completions, then keeping the first N completions and discarding the slow episodes) is replaced
@@ -11,29 +11,32 @@ Per-episode options: every value of ``options`` is either one value for all epis
 with one entry per episode (``{"task_idx": [0, 1, 2, ...]}``); keys are the vector env's reset
 options (``task_idx``, ``world``).
 
+The run drives a :class:`~awm_gym.manager.scheduler.Scheduler` (the instances' episode state)
+and a policy through their public members only; :class:`~awm_gym.World` passes its own.
+
 Example:
-    >>> from awm_gym import World
+    >>> import gymnasium as gym, awm_gym
     >>> from agents.policies import OraclePolicy
-    >>> world = World("AWM/spotify-v0", num_envs=3, verbose=0)
-    >>> world.set_policy(OraclePolicy())
-    >>> sorted(e.seed for e in run_episodes(world, 5, seed=10))
+    >>> envs = gym.make_vec("AWM/spotify-v0", num_envs=3)
+    >>> policy = OraclePolicy()
+    >>> policy.set_env(envs)
+    >>> sorted(e.seed for e in run_episodes(Scheduler(envs), policy, 5, seed=10))
     [10, 11, 12, 13, 14]
-    >>> world.close()
+    >>> envs.close()
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from awm_gym.errors import EnvUsageError
-from awm_gym.manager.db_diff import diff_databases
-from awm_gym.manager.episode import REQUIRED_INFO_KEYS, Episode, Turn
-
-if TYPE_CHECKING:  # world.py imports this module to run its episodes
-    from awm_gym.manager.world import World
+from awm_gym.manager.episode import REQUIRED_INFO_KEYS, Episode
+from awm_gym.manager.policy import Policy, policy_name
+from awm_gym.manager.scheduler import Scheduler
+from awm_gym.turn import Turn
 
 __all__ = ["run_episodes", "episode_options", "check_episodes"]
 
@@ -50,7 +53,7 @@ def episode_options(options: dict[str, Any] | None, episodes: int) -> dict[str, 
     out: dict[str, list[Any]] = {}
     for key, value in (options or {}).items():
         if key == "reset_mask":
-            raise EnvUsageError("options['reset_mask'] is not allowed here: the World decides "
+            raise EnvUsageError("options['reset_mask'] is not allowed here: the run decides "
                                 "which instances start episodes.")
         if isinstance(value, (list, tuple, np.ndarray)):
             if len(value) != episodes:
@@ -78,37 +81,47 @@ def _turn_info(infos: dict[str, Any], i: int, keys: Sequence[str]) -> dict[str, 
     return out
 
 
-def run_episodes(world: World, episodes: int, seed: int, options: dict[str, Any] | None = None,
-                 info_keys: Sequence[str] = (), capture_db_diff: bool = False,
-                 desc: str = "episodes") -> Iterator[Episode]:
-    """Run ``episodes`` episodes with ``world``'s policy; yield each :class:`Episode` as it ends.
+def run_episodes(scheduler: Scheduler, policy: Policy, episodes: int, seed: int,
+                 options: dict[str, Any] | None = None, info_keys: Sequence[str] = (),
+                 capture_db_diff: bool = False, desc: str = "episodes", progress: bool = False
+                 ) -> Iterator[Episode]:
+    """Run ``episodes`` episodes of ``policy``; yield each :class:`Episode` as it ends.
 
     Args:
-        world: a :class:`~awm_gym.manager.world.World` with a policy attached.
+        scheduler: the instances to run them on; the run takes them over (episodes running on
+            them are abandoned) and leaves them all idle.
+        policy: chooses the actions; ``set_seed(seed)`` is called when the run starts.
         episodes: how many (N); episode k runs with seed ``seed + k``.
+        seed: the seed of episode 0.
         options: per-episode reset options (see the module docstring).
-        info_keys: info keys each :class:`~awm_gym.manager.episode.Turn` keeps (the required ones are
+        info_keys: info keys each :class:`~awm_gym.turn.Turn` keeps (the required ones are
             always kept).
-        capture_db_diff: compute each episode's database diff (rows changed) when it ends.
-        desc: progress-bar label (shown when ``world.verbose`` > 0).
+        capture_db_diff: compute each episode's database diff (rows changed) when it ends
+            (None where the runtime cannot read databases, as over a world server).
+        desc: progress-bar label.
+        progress: show a progress bar.
+
+    Raises:
+        EnvUsageError: a bad ``episodes`` or ``options`` (at once, before any episode runs).
     """
     episodes = check_episodes(episodes)
-    if world.policy is None:
-        raise EnvUsageError("No policy attached: call world.set_policy(policy) first.")
     per_episode = episode_options(options, episodes)
     keys = tuple(dict.fromkeys([*REQUIRED_INFO_KEYS, *info_keys]))
-    return _run(world, episodes, seed, per_episode, keys, capture_db_diff, desc)
+    return _run(scheduler, policy, episodes, seed, per_episode, keys, capture_db_diff,
+                desc, progress)
 
 
-def _run(world: World, episodes: int, seed: int, per_episode: dict[str, list[Any]],
-         keys: tuple[str, ...], capture_db_diff: bool, desc: str) -> Iterator[Episode]:
+def _run(scheduler: Scheduler, policy: Policy, episodes: int, seed: int,
+         per_episode: dict[str, list[Any]], keys: tuple[str, ...], capture_db_diff: bool,
+         desc: str, progress: bool) -> Iterator[Episode]:
     from tqdm.auto import tqdm
 
-    n = world.num_envs
+    n = scheduler.num_envs
+    name = policy_name(policy)
     running: list[Episode | None] = [None] * n
     next_k = 0
-    world.policy.set_seed(seed)
-    world._active[:] = False  # a rollout owns the instances from here on
+    policy.set_seed(seed)
+    scheduler.stop()  # the run owns the instances from here on
 
     def start(instances: list[int]) -> None:
         nonlocal next_k
@@ -122,42 +135,43 @@ def _run(world: World, episodes: int, seed: int, per_episode: dict[str, list[Any
             mask[i], seeds[i], index[i] = True, seed + k, k
             for key, values in per_episode.items():
                 opts[key][i] = values[k]
-        world.start_episodes(mask, seeds, index, opts)
+        scheduler.start(mask, seeds, index, opts)
         for i in instances:
-            running[i] = Episode(int(index[i]), int(seeds[i]), str(world._world[i]),
-                                 int(world._task_idx[i]), world.observations[i], world.policy_name)
+            world, task_idx, task = scheduler.episode_of(i)
+            running[i] = Episode(int(index[i]), int(seeds[i]), world, task_idx, task, name)
 
-    progress = tqdm(total=episodes, desc=desc, disable=not world.verbose, leave=False)
+    bar = tqdm(total=episodes, desc=desc, disable=not progress, leave=False)
     try:
         if episodes:
             start(list(range(min(n, episodes))))
-        while world._active.any():
-            stepped = world._active.copy()
-            world.step()
+        while scheduler.active.any():
+            stepped = scheduler.step(policy)
             done = []
             for i in np.flatnonzero(stepped):
-                episode = running[i]
-                episode.turns.append(Turn(world.actions[i], world.observations[i],
-                                          float(world.rewards[i]), bool(world.terminateds[i]),
-                                          bool(world.truncateds[i]),
-                                          _turn_info(world.infos, i, keys)))
-                if world.terminateds[i] or world.truncateds[i]:
+                running[i].turns.append(_turn(scheduler, i, keys))
+                if scheduler.terminateds[i] or scheduler.truncateds[i]:
                     done.append(i)
             finished = []
             for i in done:
                 episode = running[i]
                 if capture_db_diff:
-                    episode.db_diff = diff_databases(world.runtime.template(episode.world),
-                                                     world.runtime.snapshot(i))
+                    episode.db_diff = scheduler.db_diff(i)
                 finished.append(episode)
                 running[i] = None
             free = done[:max(0, episodes - next_k)]
             if free:
                 start(free)
             for episode in finished:
-                progress.update(1)
+                bar.update(1)
                 yield episode
     finally:
-        progress.close()
+        bar.close()
     if next_k != episodes or any(e is not None for e in running):
         raise RuntimeError(f"rollout bookkeeping: started {next_k} of {episodes} episodes")
+
+
+def _turn(scheduler: Scheduler, i: int, keys: Sequence[str]) -> Turn:
+    """Instance ``i``'s last step as a :class:`Turn` keeping the info values of ``keys``."""
+    return Turn(scheduler.actions[i], scheduler.observations[i], float(scheduler.rewards[i]),
+                bool(scheduler.terminateds[i]), bool(scheduler.truncateds[i]),
+                _turn_info(scheduler.infos, i, keys))

@@ -4,7 +4,9 @@ A thin manager over the batched vector env (:class:`~awm_gym.envs.vector_env.AWM
 shape of stable-worldmodel's ``World``: attach a policy, then ``step()`` advances every live
 instance with it; :meth:`World.evaluate`, :meth:`World.record_dataset` and
 :meth:`World.render_transcripts` run whole episodes (see :mod:`awm_gym.manager.rollout` for the
-bookkeeping: episode ``k`` always runs with seed ``seed + k``).
+bookkeeping: episode ``k`` always runs with seed ``seed + k``). The instances' episode state is a
+:class:`~awm_gym.manager.scheduler.Scheduler` the World owns; runs take it and the policy, and
+recording takes the stream of episodes they yield.
 
 Example:
     >>> from awm_gym import World
@@ -27,20 +29,28 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from awm_gym import info_keys as K
+from awm_gym.envs.protocol import Runtime
 from awm_gym.envs.vector_env import AWMVectorEnv
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.episode import EPISODE_FIELDS, Episode
 from awm_gym.manager.evaluation import summarize_episodes
-from awm_gym.manager.recording import dataset_path, load_episodes, record
+from awm_gym.manager.policy import Policy, check_policy, policy_name
+from awm_gym.manager.recording import (
+    RecordingMeta,
+    dataset_path,
+    info_columns,
+    load_episodes,
+    record,
+)
 from awm_gym.manager.rollout import check_episodes, run_episodes
+from awm_gym.manager.scheduler import Scheduler
 from awm_gym.manager.transcripts import DEFAULT_TRANSCRIPT_KEYS, write_transcripts
 
 __all__ = ["World"]
 
 
 def _make_envs(env_name: str | Sequence[str], num_envs: int, max_episode_steps: int,
-               kwargs: dict[str, Any]) -> Any:
+               kwargs: dict[str, Any]) -> AWMVectorEnv:
     """``gym.make_vec`` for one id; several ids of one world set become one mixed vector env."""
     if isinstance(env_name, str):
         return gym.make_vec(env_name, num_envs=num_envs, max_episode_steps=max_episode_steps,
@@ -92,22 +102,9 @@ class World:
         self.env_name = env_name
         self.seed = seed
         self.verbose = verbose
-        self.envs = _make_envs(env_name, num_envs, max_episode_steps, kwargs)
-        self.policy: Any = None
-        n = self.num_envs
-        self.observations: list[str] = [""] * n
-        self.rewards = np.zeros(n, dtype=np.float64)
-        self.terminateds = np.zeros(n, dtype=np.bool_)
-        self.truncateds = np.zeros(n, dtype=np.bool_)
-        self.infos: dict[str, Any] = {}
-        self.actions: list[str | None] = [None] * n
-        self._active = np.zeros(n, dtype=np.bool_)
-        self._restarted = np.zeros(n, dtype=np.bool_)
-        self._episode_idx = np.full(n, -1, dtype=np.int64)
-        self._world = np.full(n, None, dtype=object)
-        self._task = np.full(n, None, dtype=object)
-        self._task_idx = np.full(n, -1, dtype=np.int64)
-        self._seed = np.full(n, -1, dtype=np.int64)
+        self.envs: AWMVectorEnv = _make_envs(env_name, num_envs, max_episode_steps, kwargs)
+        self.policy: Policy | None = None
+        self._scheduler = Scheduler(self.envs)
 
     def __repr__(self) -> str:
         return f"World({self.env_name!r}, num_envs={self.num_envs}, policy={self.policy!r})"
@@ -136,26 +133,49 @@ class World:
     @property
     def active(self) -> np.ndarray:
         """Instances mid-episode (a copy): ``step()`` acts for exactly these."""
-        return self._active.copy()
+        return self._scheduler.active
 
     @property
-    def runtime(self) -> Any:
+    def observations(self) -> list[str]:
+        """Each instance's latest observation (the task text right after a reset)."""
+        return self._scheduler.observations
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """The last step's rewards (0.0 for instances not stepped)."""
+        return self._scheduler.rewards
+
+    @property
+    def terminateds(self) -> np.ndarray:
+        return self._scheduler.terminateds
+
+    @property
+    def truncateds(self) -> np.ndarray:
+        return self._scheduler.truncateds
+
+    @property
+    def infos(self) -> dict[str, Any]:
+        """The vector env's info dict of the last reset or step."""
+        return self._scheduler.infos
+
+    @property
+    def actions(self) -> list[str | None]:
+        """The last step's actions (None for instances not stepped)."""
+        return self._scheduler.actions
+
+    @property
+    def runtime(self) -> Runtime:
         return self.envs.runtime
 
     @property
     def policy_name(self) -> str:
-        return str(getattr(self.policy, "name", type(self.policy).__name__))
+        return policy_name(self.policy)
 
     # -- policy, reset, step ----------------------------------------------------------------------
-    def set_policy(self, policy: Any) -> None:
-        """Attach ``policy`` (``get_action(infos)``, ``set_env(env)``, ``set_seed(seed)``)."""
-        missing = [m for m in ("get_action", "set_env", "set_seed") if not callable(
-            getattr(policy, m, None))]
-        if missing:
-            raise EnvUsageError(f"{type(policy).__name__} lacks {', '.join(missing)}: a policy "
-                                "needs get_action(infos), set_env(env) and set_seed(seed) (see "
-                                "agents.policies.BasePolicy).")
-        self.policy = policy
+    def set_policy(self, policy: Policy) -> None:
+        """Attach ``policy`` (``get_action(infos)``, ``set_env(env)``, ``set_seed(seed)``: see
+        :class:`awm_gym.Policy`)."""
+        self.policy = check_policy(policy)
         policy.set_env(self.envs)
         if getattr(policy, "seed", None) is not None:
             policy.set_seed(policy.seed)
@@ -164,51 +184,13 @@ class World:
               options: dict[str, Any] | None = None) -> None:
         """Start new episodes (all instances, or ``options["reset_mask"]``); int seeds give
         instance ``i`` the seed ``seed + i``."""
-        seed = self.seed if seed is None else seed
         options = dict(options or {})
-        mask = options.get("reset_mask")
-        mask = np.ones(self.num_envs, dtype=np.bool_) if mask is None else mask
-        obs, info = self.envs.reset(seed=seed, options=options)
-        self._mark_started(mask, obs, info, np.full(self.num_envs, -1, dtype=np.int64))
-
-    def _mark_started(self, mask: np.ndarray, obs: Sequence[str], info: dict[str, Any],
-                 episode_idx: np.ndarray) -> None:
-        idx = np.flatnonzero(mask)
-        for i in idx:
-            self.observations[i] = obs[i]
-            self._task[i] = obs[i]
-        self._world[idx] = info[K.WORLD][idx]
-        self._task_idx[idx] = info[K.TASK_IDX][idx]
-        self._seed[idx] = info[K.SEED][idx]
-        self._episode_idx[idx] = episode_idx[idx]
-        self._active[idx] = True
-        self._restarted[idx] = True
-        self.rewards[idx] = 0.0
-        self.terminateds[idx] = False
-        self.truncateds[idx] = False
-        self.infos = info
-
-    def start_episodes(self, mask: np.ndarray, seeds: Sequence[int | None],
-                       episode_idx: Sequence[int], options: dict[str, list[Any]] | None = None
-                       ) -> None:
-        """Reset the masked instances with per-instance seeds, options and episode indices."""
-        opts: dict[str, Any] = {"reset_mask": mask, **(options or {})}
-        obs, info = self.envs.reset(seed=list(seeds), options=opts)
-        self._mark_started(mask, obs, info, np.asarray(episode_idx, dtype=np.int64))
+        mask = options.pop("reset_mask", None)
+        self._scheduler.start(mask, self.seed if seed is None else seed, options=options)
 
     def policy_infos(self) -> dict[str, Any]:
         """What the policy sees: the last env infos plus the World's per-instance keys."""
-        infos = dict(self.infos)
-        n = self.num_envs
-        obs = np.empty(n, dtype=object)
-        obs[:] = self.observations
-        infos.update({K.OBSERVATION: obs, K.TASK: self._task.copy(), K.WORLD: self._world.copy(),
-                      K.TASK_IDX: self._task_idx.copy(), K.SEED: self._seed.copy(),
-                      K.ACTIVE: self._active.copy(), K.EPISODE_RESTARTED: self._restarted.copy(),
-                      K.EPISODE_IDX: self._episode_idx.copy()})
-        for key in (K.OBSERVATION, K.TASK, K.WORLD, K.TASK_IDX, K.SEED):
-            infos["_" + key] = np.ones(n, dtype=np.bool_)
-        return infos
+        return self._scheduler.policy_infos()
 
     def step(self) -> None:
         """Advance every active instance by one action of the attached policy.
@@ -216,35 +198,12 @@ class World:
         Afterwards ``observations``, ``rewards``, ``terminateds``, ``truncateds``, ``infos`` and
         ``actions`` hold the step's results; finished instances become inactive.
         """
+        self._scheduler.step(self._require_policy("World.step()"))
+
+    def _require_policy(self, what: str) -> Policy:
         if self.policy is None:
-            raise EnvUsageError("World.step() needs a policy: call world.set_policy(policy).")
-        if not self._active.any():
-            raise EnvUsageError("World.step(): no instance is mid-episode; call world.reset().")
-        proposed = self.policy.get_action(self.policy_infos())
-        if isinstance(proposed, str) or len(proposed) != self.num_envs:
-            raise EnvUsageError(f"{self.policy_name}.get_action returned "
-                                f"{'a str' if isinstance(proposed, str) else len(proposed)}; it "
-                                f"must return one entry per instance ({self.num_envs}).")
-        actions: list[str | None] = [None] * self.num_envs
-        for i in np.flatnonzero(self._active):
-            action = proposed[i]
-            if not isinstance(action, str):
-                raise EnvUsageError(f"{self.policy_name}.get_action returned "
-                                    f"{type(action).__name__} for active instance {i}; active "
-                                    "instances need a str (malformed text is fine: the env "
-                                    "scores it).")
-            actions[i] = action
-        self._restarted[:] = False
-        obs, rewards, terminated, truncated, info = self.envs.step(actions)
-        stepped = self._active.copy()
-        self.actions = actions
-        for i in np.flatnonzero(stepped):
-            self.observations[i] = obs[i]
-        self.rewards = np.where(stepped, rewards, 0.0)
-        self.terminateds = terminated & stepped
-        self.truncateds = truncated & stepped
-        self.infos = info
-        self._active &= ~(terminated | truncated)
+            raise EnvUsageError(f"{what} needs a policy: call world.set_policy(policy).")
+        return self.policy
 
     # -- whole episodes -------------------------------------------------------------------------
     def run_episodes(self, episodes: int, seed: int | None = None,
@@ -253,8 +212,10 @@ class World:
                      ) -> Iterator[Episode]:
         """Run exactly ``episodes`` episodes (episode k with seed ``seed + k``) and yield each as
         it finishes; see :func:`awm_gym.manager.rollout.run_episodes`."""
-        return run_episodes(self, episodes, self._seed_or_default(seed), options=options,
-                            info_keys=info_keys, capture_db_diff=capture_db_diff, desc=desc)
+        return run_episodes(self._scheduler, self._require_policy("World.run_episodes()"),
+                            episodes, self._seed_or_default(seed), options=options,
+                            info_keys=info_keys, capture_db_diff=capture_db_diff, desc=desc,
+                            progress=self.verbose > 0)
 
     def _seed_or_default(self, seed: int | None) -> int:
         if seed is None:
@@ -293,8 +254,13 @@ class World:
         """Record ``episodes`` rollouts as a Hugging Face dataset (one row per step); returns its
         directory. ``mode``: ``error`` if it exists, ``append``, or ``overwrite``. See
         :mod:`awm_gym.manager.recording` for the schema and the atomic write."""
-        return record(self, dataset_name, episodes, seed=self._seed_or_default(seed),
-                      cache_dir=cache_dir, options=options, info_keys=info_keys, mode=mode)
+        path, keys = dataset_path(dataset_name, cache_dir), info_columns(info_keys)
+        seed = self._seed_or_default(seed)
+        stream = self.run_episodes(episodes, seed, options, info_keys=keys, capture_db_diff=True,
+                                   desc=f"record {path.name}")
+        meta = RecordingMeta(env=str(self.env_name), policy=self.policy_name, seed=seed,
+                             options=options)
+        return record(stream, path, meta, info_keys=keys, mode=mode)
 
     def render_transcripts(self, out_dir: str | os.PathLike, max_episodes: int = 10,
                            seed: int | None = None, options: dict[str, Any] | None = None,

@@ -126,6 +126,12 @@ class RemoteRuntime:
     def snapshot(self, i: int) -> None:
         return None  # instance databases live in the server
 
+    def template(self, world: str) -> None:
+        """None: the world's initial database lives in the server (so episodes over a server
+        carry no database diff)."""
+        self._check_world(world)
+        return None
+
     # -- reset / step -----------------------------------------------------------------------
     def reset(self, indices: Sequence[int], seeds: Sequence[int | None],
               task_idx: Sequence[int | None], worlds: Sequence[str | None]

@@ -47,6 +47,7 @@ from typing import Any, Literal
 from awm_gym.errors import ProviderError
 from awm_gym.llm_endpoint import BackgroundLoop, LLMEndpoint, call_with_retries, make_async_client
 from awm_gym.tools.actions import strip_thinking
+from awm_gym.turn import Turn
 
 logger = logging.getLogger(__name__)
 
@@ -99,14 +100,6 @@ class JudgeConfig(LLMEndpoint):
         for name in ("max_tokens", "max_observation_chars", "max_turns"):
             if getattr(self, name) < 1:
                 raise ValueError(f"JudgeConfig.{name}={getattr(self, name)}: must be >= 1.")
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One step of an episode: the agent's raw action and the observation it got back."""
-
-    action: str
-    observation: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,12 +34,12 @@ from awm_gym.scoring.judge import (
     JudgeRequest,
     JudgeVerdict,
     LLMJudge,
-    Turn,
     criteria_from_raw_response,
 )
 from awm_gym.scoring.rewards import RewardConfig, RewardTableRubric, VerifierMode
 from awm_gym.scoring.rubrics import EpisodeOutcome, Rubric
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifierResult, VerifyJob
+from awm_gym.turn import Turn
 from awm_gym.worlds.records import VerifierDef, WorldDef
 
 __all__ = ["FinishedEpisode", "Score", "Scorer", "ScoringConfig"]

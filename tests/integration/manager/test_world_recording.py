@@ -20,7 +20,13 @@ from awm_gym import World
 from awm_gym.cli import main as awm_main
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.episode import DEFAULT_INFO_KEYS
-from awm_gym.manager.recording import META_FILE, default_datasets_dir, load_episodes
+from awm_gym.manager.recording import (
+    META_FILE,
+    RecordingMeta,
+    default_datasets_dir,
+    load_episodes,
+    record,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -51,6 +57,31 @@ def test_record_load_round_trip_is_byte_identical(spotify_world: World, tmp_path
                    key=lambda e: e.episode_idx)
     assert [e.turns for e in episodes] == [e.turns for e in again]
     assert [e.db_diff for e in episodes] == [e.db_diff for e in again]
+
+
+def test_record_writes_any_iterable_of_episodes_under_its_lock(spotify_world: World,
+                                                              tmp_path: Path) -> None:
+    """``record`` takes episodes and metadata, not a World: a dataset read back and recorded
+    again is the same dataset, and the stream is drawn only once the writer holds the lock."""
+    source = spotify_world.record_dataset("source", episodes=5, seed=2, cache_dir=tmp_path)
+    episodes = load_episodes(source)
+    drawn_under_lock = []
+
+    def stream() -> Any:
+        drawn_under_lock.append((tmp_path / ".copy.lock").exists())
+        yield from load_episodes(source)
+
+    meta = RecordingMeta(env="AWM/spotify-v0", policy="oracle", seed=2, options={"task_idx": 1})
+    copy = record(stream(), tmp_path / "copy", meta)
+    assert drawn_under_lock == [True]
+    again = load_episodes(copy)
+    assert [(e.episode_idx, e.seed, e.task, e.turns, e.db_diff) for e in again] == \
+        [(e.episode_idx, e.seed, e.task, e.turns, e.db_diff) for e in episodes]
+    [recording] = json.loads((copy / META_FILE).read_text())["recordings"]
+    assert {k: recording[k] for k in ("env", "policy", "seed", "episodes", "first_episode",
+                                      "options")} == {
+        "env": "AWM/spotify-v0", "policy": "oracle", "seed": 2, "episodes": 5,
+        "first_episode": 0, "options": {"task_idx": 1}}
 
 
 def test_dataset_schema_and_load_dataset(spotify_world: World, tmp_path: Path) -> None:

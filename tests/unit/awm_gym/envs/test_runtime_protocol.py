@@ -13,7 +13,8 @@ from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.remote.runtime import RemoteRuntime
 
-PROTOCOL_METHODS = ["reset", "step", "tools_text", "tools", "instance_world", "snapshot", "close"]
+PROTOCOL_METHODS = [
+    "reset", "step", "tools_text", "tools", "instance_world", "snapshot", "template", "close"]
 
 
 @pytest.mark.parametrize("cls", [WorldRuntime, ShardedRuntime, RemoteRuntime])
