@@ -1,8 +1,9 @@
 """Shard instances over worker processes: one crashing or hanging world cannot take the env down.
 
 ``num_workers=k`` splits the instances into k contiguous shards; each shard lives in its own
-Python process (started with ``python -m awm_gym.envs.shard_worker``, so the caller's
-``__main__`` is never re-imported) that loads its worlds once and runs a
+Python process (started with ``python -I`` on :mod:`awm_gym.envs.shard_worker`, so the caller's
+``__main__``, working directory and ``PYTHONPATH`` are never on its import path; replies come
+back as checked JSON frames, never pickles: :mod:`awm_gym.envs.wire`) that loads its worlds once and runs a
 :class:`~awm_gym.envs.runtime.WorldRuntime`. A step sends every shard its part at once and
 collects the replies, so shards run in parallel. A *contained* shard (``isolation="process"``)
 also applies :mod:`awm_gym.containment` before it executes any world code.
@@ -29,22 +30,26 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sqlite3
 import subprocess
-import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from awm_gym import containment
 from awm_gym import info_keys as K
+from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.runtime import LOADING, world_is_cached
-from awm_gym.envs.shard_worker import receive_message, send_message
+from awm_gym.envs.shard_worker import send_message, worker_command
 from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
+from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
@@ -98,33 +103,58 @@ ShardFactory = Callable[[tuple[Any, ...], range], Shard]
 
 
 class _Shard:
-    """One local worker process and the global instance indices it owns."""
+    """One local worker process and the global instance indices it owns.
+
+    The worker gets two pipes of its own (requests in, replies out, passed as descriptors 3+,
+    every other descriptor closed), ``/dev/null`` as stdin, a log file in its scratch directory
+    as stdout and stderr, and the scrubbed environment when contained. The scratch directory
+    (``/tmp/awm-world-*``) is the caller's: removed when the worker is killed or closed.
+    """
 
     names_culprit = True
 
     def __init__(self, spec: tuple[Any, ...], indices: range) -> None:
         self.spec, self.indices = spec, indices
         self.proc: subprocess.Popen | None = None
+        self.scratch = ""
+        self._requests: Any = None
+        self._replies: Any = None
+        self._kind = ""
         self.start()
 
     def start(self) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        # unbuffered: select() must see every message, none may hide in a read-ahead buffer
-        self.proc = subprocess.Popen([sys.executable, "-m", "awm_gym.envs.shard_worker"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                     bufsize=0)
-        send_message(self.proc.stdin, ("init", *self.spec, len(self.indices)))
+        self.scratch = tempfile.mkdtemp(prefix="awm-world-")
+        contained = bool(self.spec[3])
+        request_r, request_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        env = containment.scrubbed_environment(self.scratch) if contained else None
+        try:
+            with open(os.path.join(self.scratch, "worker.log"), "ab") as log:
+                self.proc = subprocess.Popen(
+                    worker_command("awm_gym.envs.shard_worker", str(request_r), str(reply_w),
+                                   self.scratch),
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                    pass_fds=(request_r, reply_w), start_new_session=True)
+        finally:
+            os.close(request_r)
+            os.close(reply_w)
+        self._requests = os.fdopen(request_w, "wb", buffering=0)
+        self._replies = os.fdopen(reply_r, "rb", buffering=0)
+        self.request(("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout):
+            for stream in (self._requests, self._replies):
                 try:
                     stream.close()
                 except OSError:
                     pass
             self.proc = None
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = ""
 
     def restart(self) -> Any:
         """Kill and start the worker again; returns its init reply."""
@@ -133,21 +163,23 @@ class _Shard:
         return self.reply(time.monotonic() + 600)
 
     def request(self, message: Any) -> None:
-        send_message(self.proc.stdin, message)
+        self._kind = message[0]
+        send_message(self._requests, message)
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
-        """The worker's answer; ``("progress", pos)`` messages before it reset the deadline to
-        ``on_progress(pos)``."""
+        """The worker's answer; ``progress`` frames before it reset the deadline to
+        ``on_progress(pos)``. A frame that is not what the request asked for is a
+        :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the worker counts as dead)."""
         import select
 
-        stdout = self.proc.stdout
+        replies = self._replies
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError("worker reply deadline passed")
-            ready, _, _ = select.select([stdout], [], [], remaining)
+            ready, _, _ = select.select([replies], [], [], remaining)
             if ready:
-                status, payload = receive_message(stdout)
+                status, payload = self._read_frame(deadline)
                 if status == "progress":
                     if on_progress is not None:
                         deadline = on_progress(payload)
@@ -156,6 +188,29 @@ class _Shard:
                     raise payload
                 return payload
 
+    def _read_frame(self, deadline: float) -> tuple[str, Any]:
+        json_size, blob_size = wire.HEADER.unpack(self._read(wire.HEADER.size, deadline))
+        if json_size > wire.MAX_JSON_BYTES:
+            raise wire.ProtocolError(f"a reply of {json_size} bytes is over the limit")
+        return wire.decode_reply(self._kind, self._read(json_size + blob_size, deadline),
+                                 json_size, blob_size)
+
+    def _read(self, size: int, deadline: float) -> bytes:
+        """``size`` bytes of the reply pipe; a worker that stops mid-frame times out."""
+        import select
+
+        chunks, left = [], size
+        while left:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self._replies], [], [], remaining)[0]:
+                raise TimeoutError("worker reply deadline passed mid-frame")
+            chunk = self._replies.read(min(left, 2**24))
+            if not chunk:
+                raise EOFError("worker pipe closed")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
     def call(self, message: Any, timeout_s: float = 120.0) -> Any:
         self.request(message)
         return self.reply(time.monotonic() + timeout_s)
@@ -163,11 +218,11 @@ class _Shard:
     def close(self) -> None:
         if self.proc is not None:
             try:
-                send_message(self.proc.stdin, ("close",))
+                send_message(self._requests, ("close",))
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 pass
-            self.kill()
+        self.kill()
 
 
 def _ray_shards(config: EnvConfig) -> ShardFactory:
@@ -240,7 +295,9 @@ class ShardedRuntime:
         num_workers = min(num_workers, num_instances)
         self.world_set, self.worlds, self.config = world_set, tuple(worlds), config
         self.num_instances = num_instances
-        shard_config = EnvConfig(**{**config.__dict__, "verifier_workers":
+        local = {} if config.backend != "local" or config.cache_dir is not None else {
+            "cache_dir": str(default_cache_dir())}  # a contained worker's $HOME is its scratch
+        shard_config = EnvConfig(**{**config.__dict__, **local, "verifier_workers":
                                     max(1, config.verifier_workers // num_workers)})
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
         spec = (world_set.root, list(self.worlds), shard_config, contained, allowed)
