@@ -317,8 +317,8 @@ def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: i
             pass
     sys.setrecursionlimit(recursion_limit)
     sys.stdout = open(os.devnull, "w")  # generated verifiers print; keep the trainer's console
-    devnull = os.open(os.devnull, os.O_RDWR)  # and fds 0-2, which a verifier could write raw:
-    for fd in (0, 1):  # in a shard worker they are its log, never the caller's reader
+    devnull = os.open(os.devnull, os.O_RDWR)  # and fds 0-2, which a verifier could write raw
+    for fd in (0, 1, 2):  # (the caller's terminal or a shard worker's log): nowhere
         os.dup2(devnull, fd)
     os.close(devnull)
     os.chdir(workdir)  # files a verifier writes by relative path land here and are swept
