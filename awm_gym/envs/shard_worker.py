@@ -81,10 +81,12 @@ def receive_message(stream: BinaryIO) -> Any:
     return pickle.loads(_read_exactly(stream, size))
 
 
-def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable[[], None], *,
-             ray_paths: tuple[str, ...] | None = None) -> dict[str, dict[str, str]]:
+def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable[[], None],
+             cache_writable: bool, *, ray_paths: tuple[str, ...] | None = None
+             ) -> dict[str, dict[str, str]]:
     """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
-    the template cache, write ``scratch`` and the cache, and nothing else.
+    the template cache, write ``scratch`` (and the cache only in a worker that builds cold
+    worlds), and nothing else.
 
     In a Ray actor (``ray_paths``: the directories Ray writes on this node) the process keeps
     what Ray itself needs: new TCP sockets (its gRPC connections; the network stays open),
@@ -96,7 +98,8 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
     in_ray = ray_paths is not None
     policy = containment.ContainmentPolicy(
         scratch_dir=scratch, memory_mb=None if in_ray else config.worker_memory_mb,
-        read_paths=(os.path.realpath(root),), write_paths=(cache, *(ray_paths or ())),
+        read_paths=(os.path.realpath(root), cache),
+        write_paths=((cache,) if cache_writable else ()) + (ray_paths or ()),
         # the LLM judge is called from the worker; Ray talks over TCP
         blocks_network=config.judge is None and not in_ray,
         file_size_mb=SCRATCH_QUOTA_MB, signals_helpers=True)
@@ -108,7 +111,7 @@ class ShardWorker:
 
     A local worker process runs it over pipes (:func:`_serve`); a Ray actor holds one
     (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
-    contained, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
+    contained, tasks, cache_writable, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
     ``snapshot``, ``template`` with the arguments of the :class:`WorldRuntime` method.
 
     Args:
@@ -151,7 +154,7 @@ class ShardWorker:
         return "ok", reply
 
     def _init(self, root: str, worlds: list[str], config: EnvConfig, contained: bool,
-              tasks: dict[str, tuple[int, ...]] | None, n: int) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
+              tasks: dict[str, tuple[int, ...]] | None, cache_writable: bool, n: int) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
         # resolved now: containment rewrites HOME and drops $AWM_GYM_CACHE
         config = dataclasses.replace(config, cache_dir=str(default_cache_dir()
                                                           if config.cache_dir is None
@@ -168,8 +171,8 @@ class ShardWorker:
                             timeout_s=config.verifier_timeout_s)
         # its processes must exist before this one gives up starting any; started inside the
         # worker's Landlock domain, so the worker may still signal (time out) them
-        report = (_contain(root, config, tempfile.tempdir, pool.start, ray_paths=self.ray_paths)
-                  if contained else pool.start())
+        report = (_contain(root, config, tempfile.tempdir, pool.start, cache_writable,
+                           ray_paths=self.ray_paths) if contained else pool.start())
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,

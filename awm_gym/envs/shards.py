@@ -62,7 +62,8 @@ WORKER_ERROR = "worker_error"
 class Shard(Protocol):
     """The parent's handle on one shard: a worker that owns the instances ``indices``.
 
-    ``spec`` is ``(world set root, worlds, config, contained, tasks)``; :meth:`start` sends the worker
+    ``spec`` is ``(world set root, worlds, config, contained, tasks, cache_writable)``;
+    :meth:`start` sends the worker
     ``("init", *spec, len(indices))`` and its reply is read like any other.
     """
 
@@ -300,9 +301,14 @@ class ShardedRuntime:
         shard_config = EnvConfig(**{**config.__dict__, **local, "verifier_workers":
                                     max(1, config.verifier_workers // num_workers)})
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
-        spec = (world_set.root, list(self.worlds), shard_config, contained, allowed)
+        cache_writable = True
         if config.backend == "local":  # a Ray cluster's nodes keep caches of their own
             _build_cold_worlds(world_set, self.worlds, shard_config, contained)
+            # workers that run tool calls see a warm cache read-only (only builders write it)
+            cache_writable = not (contained and _all_cached(world_set, self.worlds,
+                                                            shard_config))
+        spec = (world_set.root, list(self.worlds), shard_config, contained, allowed,
+                cache_writable)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
         self._shards = [shard_factory(spec, range(bounds[k], bounds[k + 1]))
                         for k in range(num_workers)]
@@ -521,6 +527,13 @@ _WORLDS_PER_BUILDER = 4
 """Fewest cold worlds worth a builder process of their own."""
 
 
+def _all_cached(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig) -> bool:
+    try:
+        return all(world_is_cached(world_set, name, config) for name in worlds)
+    except (WorldLoadError, UnknownWorldError):
+        return False
+
+
 def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig,
                        contained: bool) -> None:
     """Build the worlds that are not cached yet in several local worker processes at once (one
@@ -535,11 +548,12 @@ def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvCo
             pass  # the shard reports it
     cold = list(unbuilt.values())
     count = min(os.cpu_count() or 1, len(cold) // _WORLDS_PER_BUILDER)
-    if count < 2:
-        return
+    if count < 2 and not (contained and cold):  # contained: tool calls never run where the
+        return  # cache is writable, so a builder builds even one cold world
+    count = max(count, 1)
     logger.info("building %d worlds in %d processes", len(cold), count)
-    builders = [_Shard((world_set.root, cold[k::count], config, contained, None), range(1))
-                for k in range(count)]
+    builders = [_Shard((world_set.root, cold[k::count], config, contained, None, True),
+                       range(1)) for k in range(count)]
     for builder in builders:
         try:
             builder.reply(time.monotonic() + 3600)

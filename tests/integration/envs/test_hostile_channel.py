@@ -51,7 +51,8 @@ SCRIPT = textwrap.dedent('''
             ("caller_environ", call("grep_file", path=f"/proc/{os.getpid()}/environ",
                                     needle="sk-do-not")),
             ("home", call("read_file", path=os.path.join(home, "secret.txt"))),
-            ("cwd", call("read_file", path="secret.txt"))]:
+            ("cwd", call("read_file", path="secret.txt")),
+            ("poison", call("poison_cache", directory=os.environ["AWM_GYM_CACHE"]))]:
         before = notes()
         obs, reward, term, trunc, info = envs.step([action, ADD, COUNT])
         out[name] = {"obs": list(obs), "outcome": list(info["tool_outcome"]),
@@ -64,6 +65,19 @@ SCRIPT = textwrap.dedent('''
                      "error": str(info["verifier_error"][0]), "reward": float(reward[1])}
     envs.close()
     out["scratch_left"] = [p for p in out["scratch"] if os.path.exists(p)]
+
+    import glob, sqlite3
+    for path in glob.glob(os.path.join(os.environ["AWM_GYM_CACHE"], "*.db")):  # the caller
+        conn = sqlite3.connect(path)  # poisons the cached template itself: it is rebuilt
+        out["poisoned_directly"] = conn.execute(
+            "UPDATE notes SET body = 'poisoned'").rowcount
+        conn.commit()
+        conn.close()
+    envs = gym.make_vec("AWM/mix-v0", num_envs=2, world_set=root, max_episode_steps=100)
+    envs.reset(seed=[0, 1], options={"task_idx": [0, 0]})
+    out["bodies_after_poisoning"] = [
+        r[0] for r in envs.runtime.database(0).execute("SELECT body FROM notes")]
+    envs.close()
     print("RESULT " + json.dumps(out))
 ''')
 
@@ -150,3 +164,16 @@ def test_scratch_directories_are_removed_at_close(hostile_run) -> None:  # noqa:
     out, _ = hostile_run
     assert out["scratch"] and all("awm-world-" in p for p in out["scratch"])
     assert out["scratch_left"] == []
+
+
+def test_world_code_cannot_write_the_template_cache(hostile_run) -> None:  # noqa: ANN001
+    out, _ = hostile_run
+    result = out["poison"]
+    assert result["outcome"][0] == "crash"  # the cache is read-only to tool calls
+    _neighbours_unchanged(result)
+
+
+def test_a_poisoned_cached_template_is_detected_and_rebuilt(hostile_run) -> None:  # noqa: ANN001
+    out, _ = hostile_run
+    assert out["poisoned_directly"] >= 1
+    assert out["bodies_after_poisoning"] == ["seed"]
