@@ -2,7 +2,7 @@
 
 :class:`ShardWorker` holds one :class:`~awm_gym.envs.runtime.WorldRuntime` and turns each request
 tuple into one call of it. A local shard worker (:mod:`awm_gym.envs.shards`) runs it in a process
-started with ``python -I`` (:func:`worker_command`): requests arrive as length-prefixed pickles
+started with ``python -I`` (:class:`~awm_gym.envs.worker_process.WorkerProcess`): requests arrive as length-prefixed pickles
 on one inherited descriptor, replies leave as checked JSON frames (:mod:`awm_gym.envs.wire`) on
 another; stdin is ``/dev/null`` and stdout/stderr go to a log file in the worker's scratch
 directory, so nothing world code prints reaches the caller's reader. A Ray actor
@@ -26,14 +26,19 @@ from awm_gym import containment
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.worker_process import open_worker_streams
 from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
 
-__all__ = ["ShardWorker", "receive_message", "send_message", "worker_command"]
+__all__ = ["ShardWorker", "receive_message", "send_message"]
 
 _HEADER = struct.Struct("!Q")
+SCRATCH_QUOTA_MB = 1024
+"""Largest file a contained worker may write (``RLIMIT_FSIZE``): scratch files, its log."""
+
+
 SCRATCH_QUOTA_MB = 1024
 """Largest file a contained worker may write (``RLIMIT_FSIZE``): scratch files, its log."""
 
@@ -189,10 +194,7 @@ class ShardWorker:
 def _serve(request_fd: int, reply_fd: int, scratch: str) -> None:
     """Worker process main loop: a :class:`ShardWorker` answering requests (pickles on
     ``request_fd``) with JSON frames on ``reply_fd`` until 'close' or EOF."""
-    for fd in (request_fd, reply_fd):  # no process this one starts may inherit them
-        os.set_inheritable(fd, False)
-    requests = os.fdopen(request_fd, "rb", buffering=0)
-    replies = os.fdopen(reply_fd, "wb", buffering=0)
+    requests, replies = open_worker_streams(request_fd, reply_fd)
     worker = ShardWorker(scratch=scratch)
     kind = ""
 

@@ -30,23 +30,21 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import sqlite3
 import subprocess
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from awm_gym import containment
 from awm_gym import info_keys as K
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.runtime import LOADING, world_is_cached
-from awm_gym.envs.shard_worker import send_message, worker_command
+from awm_gym.envs.shard_worker import send_message
+from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.worlds.template_db import default_cache_dir
@@ -104,58 +102,30 @@ ShardFactory = Callable[[tuple[Any, ...], range], Shard]
 
 
 class _Shard:
-    """One local worker process and the global instance indices it owns.
-
-    The worker gets two pipes of its own (requests in, replies out, passed as descriptors 3+,
-    every other descriptor closed), ``/dev/null`` as stdin, a log file in its scratch directory
-    as stdout and stderr, and the scrubbed environment when contained. The scratch directory
-    (``/tmp/awm-world-*``) is the caller's: removed when the worker is killed or closed.
-    """
+    """One local worker process (:class:`~awm_gym.envs.worker_process.WorkerProcess`) and the
+    global instance indices it owns."""
 
     names_culprit = True
 
     def __init__(self, spec: tuple[Any, ...], indices: range) -> None:
         self.spec, self.indices = spec, indices
-        self.proc: subprocess.Popen | None = None
-        self.scratch = ""
-        self._requests: Any = None
-        self._replies: Any = None
+        self.worker: WorkerProcess | None = None
         self._kind = ""
         self.start()
 
+    @property
+    def scratch(self) -> str:
+        """The running worker's scratch directory ('' when none runs)."""
+        return self.worker.scratch if self.worker is not None else ""
+
     def start(self) -> None:
-        self.scratch = tempfile.mkdtemp(prefix="awm-world-")
-        contained = bool(self.spec[3])
-        request_r, request_w = os.pipe()
-        reply_r, reply_w = os.pipe()
-        env = containment.scrubbed_environment(self.scratch) if contained else None
-        try:
-            with open(os.path.join(self.scratch, "worker.log"), "ab") as log:
-                self.proc = subprocess.Popen(
-                    worker_command("awm_gym.envs.shard_worker", str(request_r), str(reply_w),
-                                   self.scratch),
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                    pass_fds=(request_r, reply_w), start_new_session=True)
-        finally:
-            os.close(request_r)
-            os.close(reply_w)
-        self._requests = os.fdopen(request_w, "wb", buffering=0)
-        self._replies = os.fdopen(reply_r, "rb", buffering=0)
+        self.worker = WorkerProcess("awm_gym.envs.shard_worker", contained=bool(self.spec[3]))
         self.request(("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            for stream in (self._requests, self._replies):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            self.proc = None
-        if self.scratch:
-            shutil.rmtree(self.scratch, ignore_errors=True)
-            self.scratch = ""
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
 
     def restart(self) -> Any:
         """Kill and start the worker again; returns its init reply."""
@@ -165,7 +135,7 @@ class _Shard:
 
     def request(self, message: Any) -> None:
         self._kind = message[0]
-        send_message(self._requests, message)
+        send_message(self.worker.requests, message)
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
         """The worker's answer; ``progress`` frames before it reset the deadline to
@@ -173,7 +143,7 @@ class _Shard:
         :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the worker counts as dead)."""
         import select
 
-        replies = self._replies
+        replies = self.worker.replies
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -190,37 +160,23 @@ class _Shard:
                 return payload
 
     def _read_frame(self, deadline: float) -> tuple[str, Any]:
-        json_size, blob_size = wire.HEADER.unpack(self._read(wire.HEADER.size, deadline))
+        replies = self.worker.replies
+        json_size, blob_size = wire.HEADER.unpack(
+            wire.read_exactly(replies, wire.HEADER.size, deadline))
         if json_size > wire.MAX_JSON_BYTES:
             raise wire.ProtocolError(f"a reply of {json_size} bytes is over the limit")
-        return wire.decode_reply(self._kind, self._read(json_size + blob_size, deadline),
-                                 json_size, blob_size)
-
-    def _read(self, size: int, deadline: float) -> bytes:
-        """``size`` bytes of the reply pipe; a worker that stops mid-frame times out."""
-        import select
-
-        chunks, left = [], size
-        while left:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._replies], [], [], remaining)[0]:
-                raise TimeoutError("worker reply deadline passed mid-frame")
-            chunk = self._replies.read(min(left, 2**24))
-            if not chunk:
-                raise EOFError("worker pipe closed")
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return wire.decode_reply(self._kind, wire.read_exactly(
+            replies, json_size + blob_size, deadline), json_size, blob_size)
 
     def call(self, message: Any, timeout_s: float = 120.0) -> Any:
         self.request(message)
         return self.reply(time.monotonic() + timeout_s)
 
     def close(self) -> None:
-        if self.proc is not None:
+        if self.worker is not None:
             try:
-                send_message(self._requests, ("close",))
-                self.proc.wait(timeout=5)
+                send_message(self.worker.requests, ("close",))
+                self.worker.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 pass
         self.kill()

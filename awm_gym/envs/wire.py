@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import builtins
 import json
+import select
 import struct
-from typing import Any
+import time
+from typing import Any, BinaryIO
 
 from awm_gym import errors
 from awm_gym.envs.protocol import StepOutcome
 
 __all__ = ["HEADER", "MAX_JSON_BYTES", "MAX_BLOB_BYTES", "ProtocolError", "decode_reply",
-           "encode_reply"]
+           "encode_json_frame", "encode_reply", "read_exactly", "read_json_frame"]
 
 HEADER = struct.Struct("!II")
 MAX_JSON_BYTES = 256 * 2**20
@@ -56,6 +58,41 @@ def encode_reply(kind: str, status: str, payload: Any) -> bytes:
     body = json.dumps([status, payload], ensure_ascii=False, separators=(",", ":"),
                       default=_fallback).encode("utf-8", "surrogatepass")
     return HEADER.pack(len(body), len(blob)) + body + blob
+
+
+def encode_json_frame(value: Any) -> bytes:
+    """A frame holding only ``value`` as JSON (no blob): for replies of other workers."""
+    body = json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                      default=_fallback).encode("utf-8", "surrogatepass")
+    return HEADER.pack(len(body), 0) + body
+
+
+def read_exactly(stream: BinaryIO, size: int, deadline: float) -> bytes:
+    """``size`` bytes of an unbuffered pipe; ``EOFError`` when it closes, ``TimeoutError`` past
+    ``deadline`` (``time.monotonic()``), even mid-frame."""
+    chunks, left = [], size
+    while left:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([stream], [], [], remaining)[0]:
+            raise TimeoutError("worker reply deadline passed")
+        chunk = stream.read(min(left, 2**24))
+        if not chunk:
+            raise EOFError("worker pipe closed")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_json_frame(stream: BinaryIO, deadline: float) -> Any:
+    """The JSON value of the next frame of ``stream`` (see :func:`encode_json_frame`); a frame
+    too long or not JSON is a :class:`ProtocolError`."""
+    json_size, blob_size = HEADER.unpack(read_exactly(stream, HEADER.size, deadline))
+    if json_size > MAX_JSON_BYTES or blob_size:
+        raise ProtocolError(f"a frame of {json_size} + {blob_size} bytes is not a JSON frame")
+    try:
+        return json.loads(read_exactly(stream, json_size, deadline))
+    except (ValueError, RecursionError) as e:
+        raise ProtocolError(f"a frame is not JSON ({e})") from None
 
 
 def _message(e: BaseException) -> str:
