@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import shutil
 import struct
 import sys
 import tempfile
@@ -26,7 +27,7 @@ from awm_gym import containment
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.worker_process import open_worker_streams
+from awm_gym.envs.worker_process import open_worker_streams, shared_memory_area
 from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
@@ -87,7 +88,7 @@ def receive_message(stream: BinaryIO) -> Any:
 
 
 def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable[[], None],
-             cache_writable: bool, *, ray_paths: tuple[str, ...] | None = None
+             cache_writable: bool, *, shm: str, ray_paths: tuple[str, ...] | None = None
              ) -> dict[str, dict[str, str]]:
     """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
     the template cache, write ``scratch`` (and the cache only in a worker that builds cold
@@ -104,7 +105,7 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
     policy = containment.ContainmentPolicy(
         scratch_dir=scratch, memory_mb=None if in_ray else config.worker_memory_mb,
         read_paths=(os.path.realpath(root), cache),
-        write_paths=((cache,) if cache_writable else ()) + (ray_paths or ()),
+        write_paths=(shm, *((cache,) if cache_writable else ()), *(ray_paths or ())),
         # the LLM judge is called from the worker; Ray talks over TCP
         blocks_network=config.judge is None and not in_ray,
         file_size_mb=SCRATCH_QUOTA_MB, signals_helpers=True)
@@ -125,8 +126,9 @@ class ShardWorker:
     """
 
     def __init__(self, *, ray_paths: tuple[str, ...] | None = None,
-                 scratch: str | None = None) -> None:
-        self.ray_paths, self.scratch = ray_paths, scratch
+                 scratch: str | None = None, shm: str | None = None) -> None:
+        self.ray_paths, self.scratch, self.shm = ray_paths, scratch, shm
+        self._own_shm = False  # made by this object (a Ray actor's): removed at close
         self.runtime: WorldRuntime | None = None
 
     def handle(self, message: tuple[Any, ...], report: Callable[[int], None] | None = None
@@ -172,12 +174,15 @@ class ShardWorker:
                 pass  # WorldRuntime below leaves it out, or raises, as it should
         if contained:  # every temporary file of this process, multiprocessing's too
             tempfile.tempdir = self.scratch or tempfile.mkdtemp(prefix="awm-world-")
+        if contained and self.shm is None:  # a Ray actor: its own area, made here
+            self.shm, self._own_shm = shared_memory_area(), True
         pool = VerifierPool(num_workers=config.verifier_workers,
-                            timeout_s=config.verifier_timeout_s)
+                            timeout_s=config.verifier_timeout_s, state_dir=self.shm)
         # its processes must exist before this one gives up starting any; started inside the
         # worker's Landlock domain, so the worker may still signal (time out) them
         report = (_contain(root, config, tempfile.tempdir, pool.start, cache_writable,
-                           ray_paths=self.ray_paths) if contained else pool.start())
+                           shm=self.shm, ray_paths=self.ray_paths)
+                  if contained else pool.start())
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
@@ -189,13 +194,16 @@ class ShardWorker:
         if self.runtime is not None:
             self.runtime.close()
             self.runtime = None
+        if self._own_shm and self.shm:
+            shutil.rmtree(self.shm, ignore_errors=True)
+            self.shm = None
 
 
-def _serve(request_fd: int, reply_fd: int, scratch: str) -> None:
+def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
     """Worker process main loop: a :class:`ShardWorker` answering requests (pickles on
     ``request_fd``) with JSON frames on ``reply_fd`` until 'close' or EOF."""
     requests, replies = open_worker_streams(request_fd, reply_fd)
-    worker = ShardWorker(scratch=scratch)
+    worker = ShardWorker(scratch=scratch, shm=shm)
     kind = ""
 
     def report(pos: int) -> None:
@@ -220,4 +228,4 @@ def _serve(request_fd: int, reply_fd: int, scratch: str) -> None:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
+    _serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4])

@@ -7,8 +7,8 @@ passed as descriptors 3+ (requests in, replies out; every other descriptor is cl
 world code prints reaches a reader of the caller), its own session (a signal to its group
 reaches only it), and, when contained, the scrubbed environment
 (:func:`awm_gym.containment.scrubbed_environment`). The scratch directory
-(``/tmp/awm-world-*``) is created and removed by the caller: :meth:`WorkerProcess.kill` removes
-it, also after the worker died. The shard workers (:mod:`awm_gym.envs.shards`) and ``awm
+(``/tmp/awm-world-*``) and the worker's area in ``/dev/shm`` are created and removed by the
+caller: :meth:`WorkerProcess.kill` removes them, also after the worker died. The shard workers (:mod:`awm_gym.envs.shards`) and ``awm
 check``'s worker (:mod:`awm_gym.manager.check_worker`) use it.
 
 Example:
@@ -27,7 +27,7 @@ from typing import BinaryIO
 
 from awm_gym import containment
 
-__all__ = ["WorkerProcess", "open_worker_streams", "worker_command"]
+__all__ = ["WorkerProcess", "open_worker_streams", "shared_memory_area", "worker_command"]
 
 
 def worker_command(module: str, *args: str) -> list[str]:
@@ -42,26 +42,37 @@ def worker_command(module: str, *args: str) -> list[str]:
     return [sys.executable, "-I", "-u", "-c", boot, *args]
 
 
+def shared_memory_area() -> str:
+    """A new private directory in ``/dev/shm`` (the temp directory where that is not
+    writable): a worker's only writable place there (its verifier pool's database copies)."""
+    shm = "/dev/shm"
+    root = shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+    return tempfile.mkdtemp(prefix="awm-world-", dir=root)
+
+
 class WorkerProcess:
-    """A started worker: ``proc``, ``requests`` (write end), ``replies`` (read end, unbuffered)
-    and its ``scratch`` directory. The module's ``__main__`` gets ``request_fd reply_fd
-    scratch`` as arguments."""
+    """A started worker: ``proc``, ``requests`` (write end), ``replies`` (read end, unbuffered),
+    its ``scratch`` directory and its ``shm`` area (:func:`shared_memory_area`). The module's
+    ``__main__`` gets ``request_fd reply_fd scratch shm`` as arguments."""
 
     def __init__(self, module: str, *, contained: bool) -> None:
         self.scratch = tempfile.mkdtemp(prefix="awm-world-")
+        self.shm = shared_memory_area()
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
         env = containment.scrubbed_environment(self.scratch) if contained else None
         try:
             with open(os.path.join(self.scratch, "worker.log"), "ab") as log:
                 self.proc = subprocess.Popen(
-                    worker_command(module, str(request_r), str(reply_w), self.scratch),
+                    worker_command(module, str(request_r), str(reply_w), self.scratch,
+                                   self.shm),
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
                     pass_fds=(request_r, reply_w), start_new_session=True)
         except BaseException:
             for fd in (request_w, reply_r):
                 os.close(fd)
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            for path in (self.scratch, self.shm):
+                shutil.rmtree(path, ignore_errors=True)
             raise
         finally:
             os.close(request_r)
@@ -73,7 +84,7 @@ class WorkerProcess:
         return f"WorkerProcess(pid={self.proc.pid}, scratch={self.scratch!r})"
 
     def kill(self) -> None:
-        """SIGKILL the worker, close its pipes, remove its scratch directory. Safe twice."""
+        """SIGKILL the worker, close its pipes, remove its scratch and shm areas. Safe twice."""
         if self.proc.returncode is None:
             self.proc.kill()
         self.proc.wait()
@@ -82,7 +93,8 @@ class WorkerProcess:
                 stream.close()
             except OSError:
                 pass
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        for path in (self.scratch, self.shm):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def open_worker_streams(request_fd: int, reply_fd: int) -> tuple[BinaryIO, BinaryIO]:

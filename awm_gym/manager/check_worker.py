@@ -27,7 +27,7 @@ from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
 
 
-def _serve(request_fd: int, reply_fd: int, scratch: str) -> None:
+def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
     from awm_gym.manager.check import check_one_guarded, report_to_wire
 
     requests, replies = open_worker_streams(request_fd, reply_fd)
@@ -41,10 +41,11 @@ def _serve(request_fd: int, reply_fd: int, scratch: str) -> None:
     tempfile.tempdir = scratch
     cache = str(config.cache_dir or default_cache_dir())
     os.makedirs(cache, exist_ok=True)
-    pool = VerifierPool(num_workers=config.verifier_workers, timeout_s=config.verifier_timeout_s)
+    pool = VerifierPool(num_workers=config.verifier_workers, timeout_s=config.verifier_timeout_s,
+                        state_dir=shm)
     policy = containment.ContainmentPolicy(
         scratch_dir=scratch, memory_mb=config.worker_memory_mb,
-        read_paths=(os.path.realpath(world_set.root), cache), write_paths=(cache,),
+        read_paths=(os.path.realpath(world_set.root), cache), write_paths=(cache, shm),
         blocks_network=config.judge is None, file_size_mb=SCRATCH_QUOTA_MB,
         signals_helpers=True)
     with warnings.catch_warnings():
@@ -57,4 +58,4 @@ def _serve(request_fd: int, reply_fd: int, scratch: str) -> None:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
+    _serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4])

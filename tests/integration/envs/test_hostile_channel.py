@@ -36,7 +36,7 @@ SCRIPT = textwrap.dedent('''
     ADD, COUNT = call("add_note", body="hello"), call("count_notes")
     envs = gym.make_vec("AWM/mix-v0", num_envs=3, world_set=root, tool_timeout_s=5.0,
                         max_episode_steps=100)
-    out = {"scratch": [s.scratch for s in envs.runtime._shards]}
+    out = {"scratch": [p for s in envs.runtime._shards for p in (s.worker.scratch, s.worker.shm)]}
 
     def notes():
         obs, *_ = envs.step([COUNT, COUNT, COUNT])
@@ -44,6 +44,7 @@ SCRIPT = textwrap.dedent('''
 
     envs.reset(seed=[0, 1, 2], options={"task_idx": [0, 0, 0]})
     home = os.environ["HOME"]
+    shm_target = ("/dev/shm" if os.path.isdir("/dev/shm") else "/tmp") + "/awm-hostile-shm"
     for name, action in [
             ("forge", call("forge_pickle", marker=marker)),
             ("kill_parent", call("kill_parent")),
@@ -52,11 +53,14 @@ SCRIPT = textwrap.dedent('''
                                     needle="sk-do-not")),
             ("home", call("read_file", path=os.path.join(home, "secret.txt"))),
             ("cwd", call("read_file", path="secret.txt")),
-            ("poison", call("poison_cache", directory=os.environ["AWM_GYM_CACHE"]))]:
+            ("poison", call("poison_cache", directory=os.environ["AWM_GYM_CACHE"])),
+            ("shm", call("write_file", path=shm_target))]:
         before = notes()
         obs, reward, term, trunc, info = envs.step([action, ADD, COUNT])
         out[name] = {"obs": list(obs), "outcome": list(info["tool_outcome"]),
                      "before": before, "after": notes()}
+        if name == "forge":  # the worker was replaced: its old areas are gone already
+            out["left_after_death"] = [p for p in out["scratch"] if os.path.exists(p)]
     for name, task in (("verifier_forge", 5), ("verifier_kill", 6)):
         envs.reset(seed=[5, 6, 7], options={"task_idx": [task, 0, 0]})
         envs.step([ADD, ADD, None])
@@ -65,6 +69,7 @@ SCRIPT = textwrap.dedent('''
                      "error": str(info["verifier_error"][0]), "reward": float(reward[1])}
     envs.close()
     out["scratch_left"] = [p for p in out["scratch"] if os.path.exists(p)]
+    out["shm_written"] = os.path.exists(shm_target)
 
     import glob, sqlite3
     for path in glob.glob(os.path.join(os.environ["AWM_GYM_CACHE"], "*.db")):  # the caller
@@ -160,10 +165,10 @@ def test_a_verifier_cannot_forge_a_reply_or_signal_the_caller(hostile_run) -> No
     assert out["verifier_kill"]["reward"] == 1.0
 
 
-def test_scratch_directories_are_removed_at_close(hostile_run) -> None:  # noqa: ANN001
+def test_scratch_directories_are_removed_at_death_and_close(hostile_run) -> None:  # noqa: ANN001
     out, _ = hostile_run
     assert out["scratch"] and all("awm-world-" in p for p in out["scratch"])
-    assert out["scratch_left"] == []
+    assert out["left_after_death"] == [] and out["scratch_left"] == []
 
 
 def test_world_code_cannot_write_the_template_cache(hostile_run) -> None:  # noqa: ANN001
@@ -177,3 +182,9 @@ def test_a_poisoned_cached_template_is_detected_and_rebuilt(hostile_run) -> None
     out, _ = hostile_run
     assert out["poisoned_directly"] >= 1
     assert out["bodies_after_poisoning"] == ["seed"]
+
+
+def test_shared_memory_is_one_area_per_worker(hostile_run) -> None:  # noqa: ANN001
+    out, _ = hostile_run
+    assert out["shm"]["outcome"][0] == "crash" and not out["shm_written"]
+    _neighbours_unchanged(out["shm"])
