@@ -65,7 +65,10 @@ _CLONE_THREAD = 0x00010000
 _AF_INET, _AF_INET6, _AF_PACKET = 2, 10, 17
 _WARNED: set[str] = set()
 _ORIGINAL_HOME = os.environ.get("HOME", "")  # before any scrub: never part of a read set
-_ORIGINAL_CWD = os.getcwd()
+try:
+    _ORIGINAL_CWD = os.getcwd()
+except OSError:  # a working directory removed under us
+    _ORIGINAL_CWD = ""
 
 
 def _load_kernel_sandbox() -> Any:
