@@ -178,11 +178,14 @@ def scrubbed_environment(scratch_dir: str, environ: Mapping[str, str] | None = N
     return {**kept, "HOME": scratch_dir, "TMPDIR": scratch_dir}
 
 
-def warn_missing_layers(who: str) -> None:
-    """Warn once per process for each kernel layer this machine cannot give ``who``."""
-    for layer, (available, why) in (("landlock", _landlock_status()),
-                                    ("seccomp", _seccomp_status())):
-        if not available and layer not in _WARNED:
+def warn_missing_layers(who: str, missing: Mapping[str, str] | None = None) -> None:
+    """Warn once per process for each kernel layer ``who`` lacks: those in ``missing`` (a
+    :class:`ContainmentReport`'s, from a worker), else those this machine cannot give."""
+    if missing is None:
+        missing = {layer: why for layer, (available, why) in (
+            ("landlock", _landlock_status()), ("seccomp", _seccomp_status())) if not available}
+    for layer, why in missing.items():
+        if layer not in _WARNED:
             _WARNED.add(layer)
             warnings.warn(f"awm_gym containment: {layer} is not active for {who} ({why}); "
                           "untrusted code is less contained. See docs/runtime.md, "

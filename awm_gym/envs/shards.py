@@ -280,6 +280,10 @@ class ShardedRuntime:
         """Every ``(world, task_idx)`` a reset may pick (the workers hold the same list)."""
         self.containment: dict[str, dict[str, str]] | None = containment
         """Which containment layers are active in the workers (None: not contained)."""
+        if containment is not None and containment.get("missing"):  # the workers' own warnings
+            from awm_gym import containment as layers  # go to their logs: said here
+
+            layers.warn_missing_layers("world code", containment["missing"])
 
     def __repr__(self) -> str:
         return (f"ShardedRuntime(worlds={len(self.worlds)}, num_instances={self.num_instances}, "

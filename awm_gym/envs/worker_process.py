@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -26,6 +27,8 @@ import tempfile
 from typing import BinaryIO
 
 from awm_gym import containment
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["WorkerProcess", "open_worker_streams", "shared_memory_area", "worker_command"]
 
@@ -84,10 +87,16 @@ class WorkerProcess:
         return f"WorkerProcess(pid={self.proc.pid}, scratch={self.scratch!r})"
 
     def kill(self) -> None:
-        """SIGKILL the worker, close its pipes, remove its scratch and shm areas. Safe twice."""
-        if self.proc.returncode is None:
+        """SIGKILL the worker, close its pipes, remove its scratch and shm areas. Safe twice.
+        A worker that had exited on its own with an error has its log's end logged first (text
+        world code may have written: logged, never parsed)."""
+        exited = self.proc.poll()
+        if exited is None:
             self.proc.kill()
         self.proc.wait()
+        if exited not in (None, 0) and os.path.isdir(self.scratch):
+            logger.warning("worker %d exited with status %s; the end of its log:\n%s",
+                           self.proc.pid, exited, self.log_tail())
         for stream in (self.requests, self.replies):
             try:
                 stream.close()
@@ -95,6 +104,17 @@ class WorkerProcess:
                 pass
         for path in (self.scratch, self.shm):
             shutil.rmtree(path, ignore_errors=True)
+
+
+    def log_tail(self, size: int = 4000) -> str:
+        """The last ``size`` bytes of the worker's stdout/stderr log, as text."""
+        try:
+            with open(os.path.join(self.scratch, "worker.log"), "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - size))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
 
 
 def open_worker_streams(request_fd: int, reply_fd: int) -> tuple[BinaryIO, BinaryIO]:
