@@ -10,21 +10,29 @@ installation lacks is reported (and warned about once), never faked:
 layer             what it stops
 ================  ===========================================================================
 rlimits           ``RLIMIT_AS`` (memory: an allocation past it is a ``MemoryError``),
-                  ``RLIMIT_CPU`` (optional), ``RLIMIT_CORE`` 0
+                  ``RLIMIT_CPU`` (optional), ``RLIMIT_FSIZE`` (a file past the scratch quota:
+                  ``EFBIG``), ``RLIMIT_CORE`` 0
 environment       every variable except a short allow-list is removed (API keys, tokens,
-                  cloud credentials); ``HOME``/``TMPDIR`` point at the scratch directory
-Landlock (fs)     reads only below the Python installation, system libraries and the paths the
-                  caller allows; writes only below the scratch directory and allowed paths
-                  (``/etc/passwd``, ``~/.ssh``, your project files: ``PermissionError``)
+                  cloud credentials), and the start-up block ``/proc/self/environ`` shows is
+                  wiped; ``HOME``/``TMPDIR`` point at the scratch directory. Workers are also
+                  started with :func:`scrubbed_environment`.
+Landlock          reads only below the Python installation, the awm_gym package, system
+                  libraries and the paths the caller allows (never its working directory or
+                  ``$HOME``); writes only below the scratch directory and allowed paths; from
+                  ABI 6 on, no signals to any process outside the worker's domain
 seccomp           ``execve`` (no ``subprocess``/``os.system``), ``fork``/``vfork``/``clone``
-                  without ``CLONE_THREAD``, and non-local sockets (``AF_INET``/``AF_INET6``/
-                  ``AF_PACKET``) fail with ``EPERM``; threads and ``AF_UNIX`` pipes keep working
-audit hook        not a boundary: turns the attempts above into clear ``PermissionError``
-                  messages before the kernel refuses them
+                  without ``CLONE_THREAD``, non-local sockets (``AF_INET``/``AF_INET6``/
+                  ``AF_PACKET``) and ``pidfd_send_signal`` fail with ``EPERM``; without
+                  Landlock signal scoping, ``kill``/``tkill``/``tgkill`` to other processes too
+audit hook        messages, not a boundary: turns the attempts above into clear
+                  ``PermissionError`` messages before the kernel refuses them
 ================  ===========================================================================
 
-The module imports only the standard library (plus the optional ``landlock`` and ``pyseccomp``
-packages, the ``sandbox`` extra), so the stdlib-only verifier worker can load it by path.
+Landlock and seccomp are called through ``ctypes`` (:mod:`awm_gym.kernel_sandbox`): a plain
+``pip install awm-gym`` on Linux (x86_64, aarch64) has every layer the kernel offers.
+
+The module imports only the standard library, so the stdlib-only verifier worker can load it
+(and :mod:`awm_gym.kernel_sandbox` beside it) by path.
 
 Example:
     >>> policy = ContainmentPolicy(scratch_dir="/tmp", memory_mb=None)
@@ -35,23 +43,47 @@ Example:
 from __future__ import annotations
 
 import errno
+import importlib.util
 import os
 import sys
 import sysconfig
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["ContainmentPolicy", "ContainmentReport", "contain_this_process", "describe_layers",
-           "warn_missing_layers"]
+           "scrubbed_environment", "warn_missing_layers"]
 
 _ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED",
               "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONPATH", "VIRTUAL_ENV")
 _SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache",
                 "/etc/localtime", "/etc/ssl", "/etc/mime.types", "/proc/self", "/sys/devices/system/cpu")
-_DEVICES_RW = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/shm")
+_DEVICES_RW = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")  # not /dev/shm: a
+# worker writes only its own area there (a write path of its policy)
 _CLONE_THREAD = 0x00010000
 _AF_INET, _AF_INET6, _AF_PACKET = 2, 10, 17
 _WARNED: set[str] = set()
+_ORIGINAL_HOME = os.environ.get("HOME", "")  # before any scrub: never part of a read set
+try:
+    _ORIGINAL_CWD = os.getcwd()
+except OSError:  # a working directory removed under us
+    _ORIGINAL_CWD = ""
+
+
+def _load_kernel_sandbox() -> Any:
+    """:mod:`awm_gym.kernel_sandbox`, loaded by path (this module may be loaded by path too)."""
+    name = "_awm_kernel_sandbox"
+    if name not in sys.modules:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernel_sandbox.py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while defining
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_kernel = _load_kernel_sandbox()
 
 
 @dataclass(frozen=True)
@@ -67,6 +99,11 @@ class ContainmentPolicy:
         write_paths: extra paths it may write (the template cache, a verifier's work directory).
         blocks_network: refuse non-local sockets.
         blocks_processes: refuse ``execve`` and ``fork``.
+        file_size_mb: largest file it may write (``RLIMIT_FSIZE``; None: no limit).
+        import_paths: directories it imports from besides the interpreter's (read-only).
+        signals_helpers: it signals processes it starts after containment (a verifier pool);
+            matters only where the kernel lacks Landlock signal scoping (see
+            :func:`_signal_rules`).
     """
 
     scratch_dir: str
@@ -76,6 +113,9 @@ class ContainmentPolicy:
     write_paths: tuple[str, ...] = ()
     blocks_network: bool = True
     blocks_processes: bool = True
+    file_size_mb: int | None = None
+    import_paths: tuple[str, ...] = ()
+    signals_helpers: bool = False
 
 
 @dataclass
@@ -86,7 +126,7 @@ class ContainmentReport:
     missing: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
-        """One line, e.g. ``rlimits, env, landlock(abi 7), seccomp; missing: none``."""
+        """One line, e.g. ``rlimits, env, landlock(abi 7), seccomp(signals); missing: none``."""
         on = ", ".join(f"{k}({v})" if v else k for k, v in self.active.items()) or "none"
         off = ", ".join(f"{k} ({v})" for k, v in self.missing.items()) or "none"
         return f"{on}; missing: {off}"
@@ -95,20 +135,26 @@ class ContainmentReport:
         return {"active": dict(self.active), "missing": dict(self.missing)}
 
 
-def contain_this_process(policy: ContainmentPolicy) -> ContainmentReport:
+def contain_this_process(policy: ContainmentPolicy,
+                         start_helpers: Callable[[], None] | None = None) -> ContainmentReport:
     """Apply every available layer of ``policy`` to this process, for good (cannot be undone).
 
     Call it after the process has imported and opened what it needs (files opened before stay
-    usable) and before it runs untrusted code. Missing layers are warned about once per process.
+    usable) and before it runs untrusted code. ``start_helpers`` runs after the file and signal
+    layers and before the syscall filter: processes it starts (a verifier pool's forkserver)
+    share this process's Landlock domain, so it may still signal them. Missing layers are
+    warned about once per process.
     """
     report = ContainmentReport()
     os.makedirs(policy.scratch_dir, exist_ok=True)
     _limit_resources(policy, report)
     _scrub_environment(policy, report)
     _restrict_files(policy, report)
+    if start_helpers is not None:
+        start_helpers()
     _restrict_syscalls(policy, report)
     sys.addaudithook(_audit_hook(policy))
-    report.active["audit_hook"] = ""
+    report.active["audit_hook"] = "messages"
     for layer, why in report.missing.items():
         if layer not in _WARNED:
             _WARNED.add(layer)
@@ -118,11 +164,28 @@ def contain_this_process(policy: ContainmentPolicy) -> ContainmentReport:
     return report
 
 
-def warn_missing_layers(who: str) -> None:
-    """Warn once per process for each kernel layer this machine cannot give ``who``."""
-    for layer, (available, why) in (("landlock", _landlock_status()),
-                                    ("seccomp", _seccomp_status())):
-        if not available and layer not in _WARNED:
+def scrubbed_environment(scratch_dir: str, environ: Mapping[str, str] | None = None
+                         ) -> dict[str, str]:
+    """The environment a contained process starts with: the allow-list of ``environ``
+    (default ``os.environ``), ``HOME`` and ``TMPDIR`` set to ``scratch_dir``.
+
+    Example:
+        >>> scrubbed_environment("/s", {"PATH": "/bin", "OPENAI_API_KEY": "sk-1"})
+        {'PATH': '/bin', 'HOME': '/s', 'TMPDIR': '/s'}
+    """
+    source = os.environ if environ is None else environ
+    kept = {k: v for k, v in source.items() if k in _ENV_ALLOW or k.startswith("LC_")}
+    return {**kept, "HOME": scratch_dir, "TMPDIR": scratch_dir}
+
+
+def warn_missing_layers(who: str, missing: Mapping[str, str] | None = None) -> None:
+    """Warn once per process for each kernel layer ``who`` lacks: those in ``missing`` (a
+    :class:`ContainmentReport`'s, from a worker), else those this machine cannot give."""
+    if missing is None:
+        missing = {layer: why for layer, (available, why) in (
+            ("landlock", _landlock_status()), ("seccomp", _seccomp_status())) if not available}
+    for layer, why in missing.items():
+        if layer not in _WARNED:
             _WARNED.add(layer)
             warnings.warn(f"awm_gym containment: {layer} is not active for {who} ({why}); "
                           "untrusted code is less contained. See docs/runtime.md, "
@@ -136,6 +199,7 @@ def describe_layers() -> dict[str, str]:
 
 def _limit_resources(policy: ContainmentPolicy, report: ContainmentReport) -> None:
     import resource
+    import signal
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     parts = []
@@ -149,34 +213,63 @@ def _limit_resources(policy: ContainmentPolicy, report: ContainmentReport) -> No
     if policy.cpu_s is not None:
         resource.setrlimit(resource.RLIMIT_CPU, (policy.cpu_s, policy.cpu_s + 5))
         parts.append(f"cpu={policy.cpu_s}s")
+    if policy.file_size_mb is not None:  # a write past it fails with EFBIG (not SIGXFSZ)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        limit = policy.file_size_mb * 2**20
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        parts.append(f"fsize={limit // 2**20}MB")
     report.active["rlimits"] = " ".join(parts)
 
 
 def _scrub_environment(policy: ContainmentPolicy, report: ContainmentReport) -> None:
-    removed = [k for k in os.environ if k not in _ENV_ALLOW and not k.startswith("LC_")]
+    keep = scrubbed_environment(policy.scratch_dir)
+    removed = [k for k in os.environ if k not in keep]
     for key in removed:
         del os.environ[key]
-    os.environ["HOME"] = os.environ["TMPDIR"] = policy.scratch_dir
-    report.active["env"] = f"{len(removed)} removed"
+    wiped = _wipe_initial_environment()
+    os.environ.update(keep)  # putenv again: libc's copies pointed into the wiped block
+    report.active["env"] = f"{len(removed)} removed" + (", start block wiped" if wiped else "")
 
 
-def _python_roots() -> list[str]:
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+def _wipe_initial_environment() -> bool:
+    """Zero the environment block the process was started with (what ``/proc/self/environ``
+    shows): a process forked from one started with secrets (a forkserver) still holds them."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])  # env_start, env_end (stat fields 50, 51)
+        if 0 < start < end:
+            import ctypes
+
+            ctypes.memset(start, 0, end - start)
+            return True
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _python_roots(policy: ContainmentPolicy) -> list[str]:
+    """What contained code may read to run Python: the interpreter's prefixes and install
+    paths, the awm_gym package, ``policy.import_paths``, and those ``sys.path`` entries that
+    lie below them; never the caller's working directory or ``$HOME`` itself."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.abspath(__file__)), *policy.import_paths}
     roots.update(p for p in sysconfig.get_paths().values() if p)
-    roots.update(p for p in sys.path if p and os.path.isdir(p))
-    return sorted(roots)
+    under = tuple(os.path.join(os.path.realpath(r), "") for r in roots)
+    roots.update(p for p in sys.path if p and os.path.isdir(p)
+                 and os.path.join(os.path.realpath(p), "").startswith(under))
+    refused = {os.path.realpath(p) for p in (_ORIGINAL_HOME, _ORIGINAL_CWD, "/") if p}
+    return sorted(r for r in roots if os.path.realpath(r) not in refused)
 
 
 def _landlock_status() -> tuple[bool, str]:
-    try:
-        import landlock
-    except ImportError:
-        return False, "the 'landlock' package is not installed (pip install 'awm-gym[sandbox]')"
-    try:
-        abi = landlock.landlock_abi_version()
-    except Exception as e:  # noqa: BLE001 - kernel without Landlock, or it is disabled
-        return False, f"the kernel offers no Landlock ({type(e).__name__}: {e})"
-    return abi >= 1, f"abi {abi}"
+    abi = _kernel.landlock_abi()
+    if abi < 1:
+        return False, "the kernel offers no Landlock (Linux 5.13 or later, enabled in the LSM list)"
+    return True, f"abi {abi}" + ("" if abi >= 6 else ", no signal scoping")
 
 
 def _restrict_files(policy: ContainmentPolicy, report: ContainmentReport) -> None:
@@ -184,68 +277,80 @@ def _restrict_files(policy: ContainmentPolicy, report: ContainmentReport) -> Non
     if not available:
         report.missing["landlock"] = status
         return
-    from landlock import FSAccess, Ruleset
-
-    read_dir = FSAccess.READ_FILE | FSAccess.READ_DIR | FSAccess.EXECUTE
-    read_file = FSAccess.READ_FILE | FSAccess.EXECUTE
-    write_dir = FSAccess.all()
-    write_file = FSAccess.all_file()
-    ruleset = Ruleset()
-    for path in (*_python_roots(), *_SYSTEM_READ, *policy.read_paths):
-        _allow(ruleset, path, read_dir, read_file)
-    for path in (policy.scratch_dir, *_DEVICES_RW, *policy.write_paths):
-        _allow(ruleset, path, write_dir, write_file)
-    ruleset.apply()
+    read = [*_python_roots(policy), *_SYSTEM_READ, *policy.read_paths]
+    write = [policy.scratch_dir, *_DEVICES_RW, *policy.write_paths]
+    try:
+        _kernel.restrict_files(read, write, scope_signals=True)
+    except OSError as e:
+        report.missing["landlock"] = f"the kernel refused the ruleset ({e})"
+        return
     report.active["landlock"] = status
 
 
-def _allow(ruleset: object, path: str, dir_rights: int, file_rights: int) -> None:
-    if not os.path.exists(path):
-        return
-    rights = dir_rights if os.path.isdir(path) else file_rights
-    try:
-        ruleset.allow(path, rules=rights)  # type: ignore[attr-defined]
-    except OSError:  # a path Landlock cannot hold (e.g. some /proc entries): leave it out
-        pass
-
-
 def _seccomp_status() -> tuple[bool, str]:
-    try:
-        import pyseccomp
-    except ImportError:
-        return False, "the 'pyseccomp' package is not installed (pip install 'awm-gym[sandbox]')"
-    except OSError as e:  # libseccomp.so.2 missing
-        return False, f"libseccomp is not available ({e})"
-    try:
-        pyseccomp.get_api()
-    except Exception as e:  # noqa: BLE001
-        return False, f"libseccomp does not work here ({type(e).__name__}: {e})"
+    if _kernel.seccomp_arch() is None:
+        return False, f"no seccomp filter for this platform ({sys.platform} {os.uname().machine})"
     return True, "on"
 
 
+def _ancestors() -> tuple[int, ...]:
+    """This process's parent, its parent, ... up to (not including) pid 1."""
+    out, pid = [], os.getppid()
+    while pid > 1 and len(out) < 64:
+        out.append(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                pid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return tuple(out)
+
+
+def _signal_rules(policy: ContainmentPolicy, scoped: bool) -> list[Any]:
+    """No signals out: with Landlock's signal scoping the kernel already refuses them; without
+    it, a worker that signals its own helpers (``signals_helpers``) may not signal its
+    ancestors, any group or everyone (-1); any other may signal only itself."""
+    k = _kernel
+    me = os.getpid()
+    rules = [k.SyscallRule("pidfd_send_signal", k.deny())]
+    if scoped:
+        return rules
+    if policy.signals_helpers:
+        ancestors = _ancestors()
+        pids = (*ancestors, *(-p & 0xFFFFFFFF for p in ancestors), 0xFFFFFFFF)
+        return rules + [k.SyscallRule("kill", k.deny(), arg=0, values=pids),
+                        k.SyscallRule("tkill", k.deny(), arg=0, values=ancestors or (1,)),
+                        k.SyscallRule("tgkill", k.deny(), arg=0, values=ancestors or (1,))]
+    own = (0, me, -me & 0xFFFFFFFF)
+    return rules + [k.SyscallRule("kill", k.ALLOW, arg=0, values=own, otherwise=k.deny()),
+                    k.SyscallRule("tkill", k.ALLOW, arg=0, values=(me,), otherwise=k.deny()),
+                    k.SyscallRule("tgkill", k.ALLOW, arg=0, values=(me,), otherwise=k.deny())]
+
+
 def _restrict_syscalls(policy: ContainmentPolicy, report: ContainmentReport) -> None:
-    if not (policy.blocks_network or policy.blocks_processes):
-        return
     available, status = _seccomp_status()
     if not available:
         report.missing["seccomp"] = status
         return
-    import pyseccomp as sc
-
-    refuse = sc.ERRNO(errno.EPERM)
-    flt = sc.SyscallFilter(defaction=sc.ALLOW)
-    blocked = []
+    k = _kernel
+    scoped = report.active.get("landlock", "").startswith("abi") and _kernel.landlock_abi() >= 6
+    rules, blocked = _signal_rules(policy, scoped), ["signals"]
     if policy.blocks_processes:
-        for name in ("execve", "execveat", "fork", "vfork"):
-            flt.add_rule(refuse, name)
-        flt.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
-        flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # libc falls back to clone, checked above
+        rules += [k.SyscallRule(name, k.deny()) for name in ("execve", "execveat", "fork",
+                                                             "vfork")]
+        rules.append(k.SyscallRule("clone", k.ALLOW, arg=0, mask=_CLONE_THREAD,
+                                   otherwise=k.deny()))
+        rules.append(k.SyscallRule("clone3", k.deny(errno.ENOSYS)))  # libc falls back to clone
         blocked.append("processes")
     if policy.blocks_network:
-        for family in (_AF_INET, _AF_INET6, _AF_PACKET):
-            flt.add_rule(refuse, "socket", sc.Arg(0, sc.EQ, family))
+        rules.append(k.SyscallRule("socket", k.deny(), arg=0,
+                                   values=(_AF_INET, _AF_INET6, _AF_PACKET)))
         blocked.append("network")
-    flt.load()
+    try:
+        k.install_filter(rules)
+    except OSError as e:
+        report.missing["seccomp"] = f"the kernel refused the filter ({e})"
+        return
     report.active["seccomp"] = "+".join(blocked)
 
 

@@ -19,6 +19,10 @@ What differs from local workers (docs/runtime.md, "Ray"):
   Ray's directory on the node stays writable, and there is no address-space limit (the object
   store is mapped into the process). Environment scrubbing, Landlock and the seccomp process
   filter apply as in a local worker.
+- Replies are :mod:`awm_gym.envs.wire` frames the caller checks, so a world cannot make the
+  caller unpickle its objects through a reply. Ray's own transport is still pickle, and world
+  code shares the actor's process: code that rewrites Ray's serializer there reaches the
+  caller's Ray client. Use local workers for world sets you do not trust.
 
 Example:
     >>> import gymnasium as gym, awm_gym, ray  # doctest: +SKIP
@@ -41,8 +45,10 @@ try:
 except ImportError:  # the optional extra; EnvConfig(backend="ray") says how to install it
     ray = None
 
+from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.shard_worker import ShardWorker
+from awm_gym.errors import EnvUsageError
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +79,15 @@ class _ShardActor:
     def __init__(self) -> None:
         self.worker = ShardWorker(ray_paths=_ray_write_paths())
 
-    def handle(self, message: tuple[Any, ...]) -> tuple[str, Any]:
-        return self.worker.handle(message)
+    def handle(self, message: tuple[Any, ...]) -> bytes:
+        """The reply as a :mod:`awm_gym.envs.wire` frame (checked by the caller, not a pickle
+        of world code's objects)."""
+        status, payload = self.worker.handle(message)
+        try:
+            return wire.encode_reply(message[0], status, payload)
+        except (TypeError, ValueError, RecursionError) as e:
+            return wire.encode_reply(message[0], "error", EnvUsageError(
+                f"the actor's reply to {message[0]!r} cannot be sent ({e})"))
 
     def pid(self) -> int:
         """This actor's process id (tests kill it to check recovery)."""
@@ -106,6 +119,7 @@ class RayShard:
         self.actor: Any = None
         self._pending: Any = None  # the ObjectRef of the request in flight
         self._budget_s = 0.0
+        self._kind = ""
         self.start()
 
     def __repr__(self) -> str:
@@ -128,6 +142,7 @@ class RayShard:
         return self.reply(time.monotonic() + 600)
 
     def request(self, message: tuple[Any, ...]) -> None:
+        self._kind = message[0]
         self._pending = self.actor.handle.remote(message)
         self._budget_s = self._batch_budget_s(message)
 
@@ -146,11 +161,18 @@ class RayShard:
         ref, self._pending = self._pending, None
         timeout_s = max(deadline - time.monotonic(), self._budget_s, 0.0)
         try:
-            status, payload = ray.get(ref, timeout=timeout_s)
+            frame = ray.get(ref, timeout=timeout_s)
         except ray.exceptions.GetTimeoutError as e:
             raise TimeoutError(f"{self!r}: no reply within {timeout_s:.0f} s") from e
         except ray.exceptions.RayActorError as e:
             raise EOFError(f"{self!r}: the actor died ({type(e).__name__})") from e
+        if not isinstance(frame, bytes) or len(frame) < wire.HEADER.size:
+            raise wire.ProtocolError(f"{self!r}: the reply is not a frame")
+        json_size, blob_size = wire.HEADER.unpack(frame[:wire.HEADER.size])
+        if json_size > wire.MAX_JSON_BYTES or wire.HEADER.size + json_size + blob_size != len(frame):
+            raise wire.ProtocolError(f"{self!r}: the reply frame's sizes do not add up")
+        status, payload = wire.decode_reply(self._kind, frame[wire.HEADER.size:], json_size,
+                                            blob_size)
         if status == "error":
             raise payload
         return payload

@@ -119,9 +119,11 @@ def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> Prepa
         if cached:
             def load_template() -> tuple[bytes, Any]:
                 entry = cache.load(template_key)
-                if entry is None:
-                    raise WorldLoadError(f"World {name!r}: its cached template "
-                                         f"{template_key} in {cache.directory} is gone.")
+                if entry is None:  # gone, or changed since it was written: build it again
+                    _probe(world_set[name], config)
+                    rebuilt = prepare_world(world_set[name], clock=clock, cache=cache,
+                                            timeout_s=config.tool_timeout_s)
+                    return rebuilt.template, rebuilt.report
                 return entry
 
             def load_catalogue() -> Any:

@@ -2,9 +2,12 @@
 
 :class:`ShardWorker` holds one :class:`~awm_gym.envs.runtime.WorldRuntime` and turns each request
 tuple into one call of it. A local shard worker (:mod:`awm_gym.envs.shards`) runs it in a process
-started with ``python -m awm_gym.envs.shard_worker`` and talks length-prefixed pickles over its
-pipes; a Ray actor (:mod:`awm_gym.envs.ray_shards`) holds one and answers Ray calls. A contained
-worker applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs.
+started with ``python -I`` (:class:`~awm_gym.envs.worker_process.WorkerProcess`): requests arrive as length-prefixed pickles
+on one inherited descriptor, replies leave as checked JSON frames (:mod:`awm_gym.envs.wire`) on
+another; stdin is ``/dev/null`` and stdout/stderr go to a log file in the worker's scratch
+directory, so nothing world code prints reaches the caller's reader. A Ray actor
+(:mod:`awm_gym.envs.ray_shards`) holds one and returns the same frames. A contained worker
+applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import shutil
 import struct
 import sys
 import tempfile
@@ -20,8 +24,10 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from awm_gym import containment
+from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.worker_process import open_worker_streams, shared_memory_area
 from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
@@ -30,6 +36,30 @@ from awm_gym.worlds.template_db import default_cache_dir
 __all__ = ["ShardWorker", "receive_message", "send_message"]
 
 _HEADER = struct.Struct("!Q")
+SCRATCH_QUOTA_MB = 1024
+"""Largest file a contained worker may write (``RLIMIT_FSIZE``): scratch files, its log."""
+
+
+SCRATCH_QUOTA_MB = 1024
+"""Largest file a contained worker may write (``RLIMIT_FSIZE``): scratch files, its log."""
+
+
+def worker_command(module: str, *args: str) -> list[str]:
+    """``python -I`` running ``module`` as ``__main__`` with ``args``: no ``PYTHONPATH``, user
+    site or working directory on the import path, only the interpreter's own paths and the
+    directory this awm_gym was imported from (a checkout on ``PYTHONPATH``, an editable
+    install).
+
+    Example:
+        >>> worker_command("awm_gym.envs.shard_worker", "3")[:2] == [sys.executable, "-I"]
+        True
+    """
+    import awm_gym
+
+    home = os.path.dirname(os.path.dirname(os.path.abspath(awm_gym.__file__)))
+    boot = (f"import sys; sys.path.insert(0, {home!r}); import runpy; "
+            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
+    return [sys.executable, "-I", "-u", "-c", boot, *args]
 
 
 def send_message(stream: BinaryIO, message: Any) -> None:
@@ -57,10 +87,12 @@ def receive_message(stream: BinaryIO) -> Any:
     return pickle.loads(_read_exactly(stream, size))
 
 
-def _contain(root: str, config: EnvConfig, scratch: str, *,
-             ray_paths: tuple[str, ...] | None = None) -> dict[str, dict[str, str]]:
+def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable[[], None],
+             cache_writable: bool, *, shm: str, ray_paths: tuple[str, ...] | None = None
+             ) -> dict[str, dict[str, str]]:
     """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
-    the template cache, write ``scratch`` and the cache, and nothing else.
+    the template cache, write ``scratch`` (and the cache only in a worker that builds cold
+    worlds), and nothing else.
 
     In a Ray actor (``ray_paths``: the directories Ray writes on this node) the process keeps
     what Ray itself needs: new TCP sockets (its gRPC connections; the network stays open),
@@ -72,10 +104,12 @@ def _contain(root: str, config: EnvConfig, scratch: str, *,
     in_ray = ray_paths is not None
     policy = containment.ContainmentPolicy(
         scratch_dir=scratch, memory_mb=None if in_ray else config.worker_memory_mb,
-        read_paths=(os.path.realpath(root),), write_paths=(cache, *(ray_paths or ())),
+        read_paths=(os.path.realpath(root), cache),
+        write_paths=(shm, *((cache,) if cache_writable else ()), *(ray_paths or ())),
         # the LLM judge is called from the worker; Ray talks over TCP
-        blocks_network=config.judge is None and not in_ray)
-    return containment.contain_this_process(policy).to_dict()
+        blocks_network=config.judge is None and not in_ray,
+        file_size_mb=SCRATCH_QUOTA_MB, signals_helpers=True)
+    return containment.contain_this_process(policy, start_helpers).to_dict()
 
 
 class ShardWorker:
@@ -83,7 +117,7 @@ class ShardWorker:
 
     A local worker process runs it over pipes (:func:`_serve`); a Ray actor holds one
     (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
-    contained, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
+    contained, tasks, cache_writable, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
     ``snapshot``, ``template`` with the arguments of the :class:`WorldRuntime` method.
 
     Args:
@@ -91,8 +125,10 @@ class ShardWorker:
             then keeps what Ray needs (see :func:`_contain`).
     """
 
-    def __init__(self, *, ray_paths: tuple[str, ...] | None = None) -> None:
-        self.ray_paths = ray_paths
+    def __init__(self, *, ray_paths: tuple[str, ...] | None = None,
+                 scratch: str | None = None, shm: str | None = None) -> None:
+        self.ray_paths, self.scratch, self.shm = ray_paths, scratch, shm
+        self._own_shm = False  # made by this object (a Ray actor's): removed at close
         self.runtime: WorldRuntime | None = None
 
     def handle(self, message: tuple[Any, ...], report: Callable[[int], None] | None = None
@@ -125,7 +161,7 @@ class ShardWorker:
         return "ok", reply
 
     def _init(self, root: str, worlds: list[str], config: EnvConfig, contained: bool,
-              tasks: dict[str, tuple[int, ...]] | None, n: int) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
+              tasks: dict[str, tuple[int, ...]] | None, cache_writable: bool, n: int) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
         # resolved now: containment rewrites HOME and drops $AWM_GYM_CACHE
         config = dataclasses.replace(config, cache_dir=str(default_cache_dir()
                                                           if config.cache_dir is None
@@ -137,12 +173,16 @@ class ShardWorker:
             except (WorldLoadError, UnknownWorldError):
                 pass  # WorldRuntime below leaves it out, or raises, as it should
         if contained:  # every temporary file of this process, multiprocessing's too
-            tempfile.tempdir = tempfile.mkdtemp(prefix="awm-world-")
+            tempfile.tempdir = self.scratch or tempfile.mkdtemp(prefix="awm-world-")
+        if contained and self.shm is None:  # a Ray actor: its own area, made here
+            self.shm, self._own_shm = shared_memory_area(), True
         pool = VerifierPool(num_workers=config.verifier_workers,
-                            timeout_s=config.verifier_timeout_s)
-        pool.start()  # its processes must exist before this one gives up starting any
-        report = (_contain(root, config, tempfile.tempdir, ray_paths=self.ray_paths)
-                  if contained else None)
+                            timeout_s=config.verifier_timeout_s, state_dir=self.shm)
+        # its processes must exist before this one gives up starting any; started inside the
+        # worker's Landlock domain, so the worker may still signal (time out) them
+        report = (_contain(root, config, tempfile.tempdir, pool.start, cache_writable,
+                           shm=self.shm, ray_paths=self.ray_paths)
+                  if contained else pool.start())
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
@@ -154,28 +194,38 @@ class ShardWorker:
         if self.runtime is not None:
             self.runtime.close()
             self.runtime = None
+        if self._own_shm and self.shm:
+            shutil.rmtree(self.shm, ignore_errors=True)
+            self.shm = None
 
 
-def _serve() -> None:
-    """Worker process main loop: a :class:`ShardWorker` answering requests until 'close' or
-    EOF."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # generated code printing must not corrupt the protocol stream
-    worker = ShardWorker()
+def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
+    """Worker process main loop: a :class:`ShardWorker` answering requests (pickles on
+    ``request_fd``) with JSON frames on ``reply_fd`` until 'close' or EOF."""
+    requests, replies = open_worker_streams(request_fd, reply_fd)
+    worker = ShardWorker(scratch=scratch, shm=shm)
+    kind = ""
 
     def report(pos: int) -> None:
-        send_message(stdout, ("progress", pos))
+        replies.write(wire.encode_reply(kind, "progress", pos))
 
     while True:
         try:
-            message = receive_message(stdin)
+            message = receive_message(requests)
         except EOFError:
             break
         if message[0] == "close":
             break
-        send_message(stdout, worker.handle(message, report))
+        kind = message[0]
+        status, payload = worker.handle(message, report)
+        try:
+            frame = wire.encode_reply(kind, status, payload)
+        except (TypeError, ValueError, RecursionError) as e:  # a reply JSON cannot carry
+            frame = wire.encode_reply(kind, "error", EnvUsageError(
+                f"the worker's reply to {kind!r} cannot be sent ({e})"))
+        replies.write(frame)
     worker.close()
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4])

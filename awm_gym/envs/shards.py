@@ -1,8 +1,9 @@
 """Shard instances over worker processes: one crashing or hanging world cannot take the env down.
 
 ``num_workers=k`` splits the instances into k contiguous shards; each shard lives in its own
-Python process (started with ``python -m awm_gym.envs.shard_worker``, so the caller's
-``__main__`` is never re-imported) that loads its worlds once and runs a
+Python process (started with ``python -I`` on :mod:`awm_gym.envs.shard_worker`, so the caller's
+``__main__``, working directory and ``PYTHONPATH`` are never on its import path; replies come
+back as checked JSON frames, never pickles: :mod:`awm_gym.envs.wire`) that loads its worlds once and runs a
 :class:`~awm_gym.envs.runtime.WorldRuntime`. A step sends every shard its part at once and
 collects the replies, so shards run in parallel. A *contained* shard (``isolation="process"``)
 also applies :mod:`awm_gym.containment` before it executes any world code.
@@ -31,7 +32,6 @@ import logging
 import os
 import sqlite3
 import subprocess
-import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -39,12 +39,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from awm_gym import info_keys as K
+from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.runtime import LOADING, world_is_cached
-from awm_gym.envs.shard_worker import receive_message, send_message
+from awm_gym.envs.shard_worker import send_message
+from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
+from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
@@ -57,7 +60,8 @@ WORKER_ERROR = "worker_error"
 class Shard(Protocol):
     """The parent's handle on one shard: a worker that owns the instances ``indices``.
 
-    ``spec`` is ``(world set root, worlds, config, contained, tasks)``; :meth:`start` sends the worker
+    ``spec`` is ``(world set root, worlds, config, contained, tasks, cache_writable)``;
+    :meth:`start` sends the worker
     ``("init", *spec, len(indices))`` and its reply is read like any other.
     """
 
@@ -98,33 +102,30 @@ ShardFactory = Callable[[tuple[Any, ...], range], Shard]
 
 
 class _Shard:
-    """One local worker process and the global instance indices it owns."""
+    """One local worker process (:class:`~awm_gym.envs.worker_process.WorkerProcess`) and the
+    global instance indices it owns."""
 
     names_culprit = True
 
     def __init__(self, spec: tuple[Any, ...], indices: range) -> None:
         self.spec, self.indices = spec, indices
-        self.proc: subprocess.Popen | None = None
+        self.worker: WorkerProcess | None = None
+        self._kind = ""
         self.start()
 
+    @property
+    def scratch(self) -> str:
+        """The running worker's scratch directory ('' when none runs)."""
+        return self.worker.scratch if self.worker is not None else ""
+
     def start(self) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        # unbuffered: select() must see every message, none may hide in a read-ahead buffer
-        self.proc = subprocess.Popen([sys.executable, "-m", "awm_gym.envs.shard_worker"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                     bufsize=0)
-        send_message(self.proc.stdin, ("init", *self.spec, len(self.indices)))
+        self.worker = WorkerProcess("awm_gym.envs.shard_worker", contained=bool(self.spec[3]))
+        self.request(("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            self.proc = None
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
 
     def restart(self) -> Any:
         """Kill and start the worker again; returns its init reply."""
@@ -133,21 +134,23 @@ class _Shard:
         return self.reply(time.monotonic() + 600)
 
     def request(self, message: Any) -> None:
-        send_message(self.proc.stdin, message)
+        self._kind = message[0]
+        send_message(self.worker.requests, message)
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
-        """The worker's answer; ``("progress", pos)`` messages before it reset the deadline to
-        ``on_progress(pos)``."""
+        """The worker's answer; ``progress`` frames before it reset the deadline to
+        ``on_progress(pos)``. A frame that is not what the request asked for is a
+        :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the worker counts as dead)."""
         import select
 
-        stdout = self.proc.stdout
+        replies = self.worker.replies
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError("worker reply deadline passed")
-            ready, _, _ = select.select([stdout], [], [], remaining)
+            ready, _, _ = select.select([replies], [], [], remaining)
             if ready:
-                status, payload = receive_message(stdout)
+                status, payload = self._read_frame(deadline)
                 if status == "progress":
                     if on_progress is not None:
                         deadline = on_progress(payload)
@@ -156,18 +159,27 @@ class _Shard:
                     raise payload
                 return payload
 
+    def _read_frame(self, deadline: float) -> tuple[str, Any]:
+        replies = self.worker.replies
+        json_size, blob_size = wire.HEADER.unpack(
+            wire.read_exactly(replies, wire.HEADER.size, deadline))
+        if json_size > wire.MAX_JSON_BYTES:
+            raise wire.ProtocolError(f"a reply of {json_size} bytes is over the limit")
+        return wire.decode_reply(self._kind, wire.read_exactly(
+            replies, json_size + blob_size, deadline), json_size, blob_size)
+
     def call(self, message: Any, timeout_s: float = 120.0) -> Any:
         self.request(message)
         return self.reply(time.monotonic() + timeout_s)
 
     def close(self) -> None:
-        if self.proc is not None:
+        if self.worker is not None:
             try:
-                send_message(self.proc.stdin, ("close",))
-                self.proc.wait(timeout=5)
+                send_message(self.worker.requests, ("close",))
+                self.worker.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 pass
-            self.kill()
+        self.kill()
 
 
 def _ray_shards(config: EnvConfig) -> ShardFactory:
@@ -240,12 +252,19 @@ class ShardedRuntime:
         num_workers = min(num_workers, num_instances)
         self.world_set, self.worlds, self.config = world_set, tuple(worlds), config
         self.num_instances = num_instances
-        shard_config = EnvConfig(**{**config.__dict__, "verifier_workers":
+        local = {} if config.backend != "local" or config.cache_dir is not None else {
+            "cache_dir": str(default_cache_dir())}  # a contained worker's $HOME is its scratch
+        shard_config = EnvConfig(**{**config.__dict__, **local, "verifier_workers":
                                     max(1, config.verifier_workers // num_workers)})
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
-        spec = (world_set.root, list(self.worlds), shard_config, contained, allowed)
+        cache_writable = True
         if config.backend == "local":  # a Ray cluster's nodes keep caches of their own
             _build_cold_worlds(world_set, self.worlds, shard_config, contained)
+            # workers that run tool calls see a warm cache read-only (only builders write it)
+            cache_writable = not (contained and _all_cached(world_set, self.worlds,
+                                                            shard_config))
+        spec = (world_set.root, list(self.worlds), shard_config, contained, allowed,
+                cache_writable)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
         self._shards = [shard_factory(spec, range(bounds[k], bounds[k + 1]))
                         for k in range(num_workers)]
@@ -261,6 +280,10 @@ class ShardedRuntime:
         """Every ``(world, task_idx)`` a reset may pick (the workers hold the same list)."""
         self.containment: dict[str, dict[str, str]] | None = containment
         """Which containment layers are active in the workers (None: not contained)."""
+        if containment is not None and containment.get("missing"):  # the workers' own warnings
+            from awm_gym import containment as layers  # go to their logs: said here
+
+            layers.warn_missing_layers("world code", containment["missing"])
 
     def __repr__(self) -> str:
         return (f"ShardedRuntime(worlds={len(self.worlds)}, num_instances={self.num_instances}, "
@@ -464,6 +487,13 @@ _WORLDS_PER_BUILDER = 4
 """Fewest cold worlds worth a builder process of their own."""
 
 
+def _all_cached(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig) -> bool:
+    try:
+        return all(world_is_cached(world_set, name, config) for name in worlds)
+    except (WorldLoadError, UnknownWorldError):
+        return False
+
+
 def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig,
                        contained: bool) -> None:
     """Build the worlds that are not cached yet in several local worker processes at once (one
@@ -478,11 +508,12 @@ def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvCo
             pass  # the shard reports it
     cold = list(unbuilt.values())
     count = min(os.cpu_count() or 1, len(cold) // _WORLDS_PER_BUILDER)
-    if count < 2:
-        return
+    if count < 2 and not (contained and cold):  # contained: tool calls never run where the
+        return  # cache is writable, so a builder builds even one cold world
+    count = max(count, 1)
     logger.info("building %d worlds in %d processes", len(cold), count)
-    builders = [_Shard((world_set.root, cold[k::count], config, contained, None), range(1))
-                for k in range(count)]
+    builders = [_Shard((world_set.root, cold[k::count], config, contained, None, True),
+                       range(1)) for k in range(count)]
     for builder in builders:
         try:
             builder.reply(time.monotonic() + 3600)

@@ -61,7 +61,8 @@ from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["check_world", "iter_check", "exclusions_of", "WorldReport", "TaskReport"]
+__all__ = ["check_world", "iter_check", "exclusions_of", "WorldReport", "TaskReport",
+           "check_one_guarded", "report_from_wire", "report_to_wire"]
 
 _HOST_DEFECT_SEVERITY = {"blocking_async_handler": Severity.INFO}  # every other kind: defect
 
@@ -344,10 +345,27 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
                        report.failures, probed)
 
 
+def check_one_guarded(world_set: WorldSet, name: str, config: EnvConfig, pool: VerifierPool
+                      ) -> WorldReport:
+    """The report of one world; anything its check raises becomes a ``check_failed`` error."""
+    try:
+        return _check_one(world_set, name, config, pool)
+    except Exception as e:  # noqa: BLE001 - the boundary: one world must not stop the set
+        logger.debug("checking %s raised", name, exc_info=True)  # also in the report
+        return WorldReport(name, (Finding(
+            Severity.ERROR, "check_failed", f"checking this world raised {type(e).__name__}: {e}",
+            detail=traceback.format_exc()),))
+
+
 def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
                config: EnvConfig | None = None) -> Iterator[WorldReport]:
     """Check every world (or ``worlds``) of the world set at ``path`` (built-ins when None),
     yielding each :class:`WorldReport` as soon as its world is done.
+
+    The world code of a set from disk runs in a contained worker process
+    (:mod:`awm_gym.manager.check_worker`; ``config.isolation="none"`` runs it here), as in a
+    vector env: a world that ends or hangs that process gets a ``check_failed`` error and the
+    next world is checked in a new one.
 
     Example:
         >>> report = next(iter_check(worlds=["spotify"]))
@@ -357,27 +375,129 @@ def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
     config = config or EnvConfig(max_episode_steps=1000)
     world_set = get_world_set(path)
     names = [world_set[w].name for w in worlds] if worlds else world_set.names()
+    for report in _iter_reports(world_set, names, config):
+        yield replace(report, digest=_digest(world_set, report.world))
+
+
+def _iter_reports(world_set: WorldSet, names: list[str], config: EnvConfig
+                  ) -> Iterator[WorldReport]:
+    if config.is_contained(world_set.root, get_world_set(None).root):
+        yield from _iter_contained(world_set, names, config)
+        return
     with VerifierPool(num_workers=config.verifier_workers,
                       timeout_s=config.verifier_timeout_s) as pool:  # one pool for every world
         for name in names:
-            try:
-                report = _check_one(world_set, name, config, pool)
-            except Exception as e:  # noqa: BLE001 - the boundary: one world must not stop the set
-                logger.debug("checking %s raised", name, exc_info=True)  # also in the report
-                report = WorldReport(name, (Finding(
-                    Severity.ERROR, "check_failed",
-                    f"checking this world raised {type(e).__name__}: {e}",
-                    detail=traceback.format_exc()),))
-            yield replace(report, digest=_digest(world_set, name))
+            yield check_one_guarded(world_set, name, config, pool)
 
 
 def _digest(world_set: WorldSet, name: str) -> str:
-    """The world's digest now, while its parse is still cached (an exclusion file needs it)."""
+    """The world's digest, computed here from its rows (an exclusion file needs it; never taken
+    from a contained worker's report)."""
     try:
         return world_digest(world_set, name)
     except Exception:  # noqa: BLE001 - a world that cannot be parsed has no digest to record
         logger.debug("no digest for %s", name, exc_info=True)
         return ""
+
+
+_WORLD_CHECK_S = 1800.0
+"""How long the contained worker may take over one world before it counts as hung."""
+
+
+def _iter_contained(world_set: WorldSet, names: list[str], config: EnvConfig
+                    ) -> Iterator[WorldReport]:
+    import dataclasses
+    import time
+
+    from awm_gym import containment
+    from awm_gym.envs import wire
+    from awm_gym.envs.shard_worker import send_message
+    from awm_gym.envs.worker_process import WorkerProcess
+    from awm_gym.worlds.template_db import default_cache_dir
+
+    containment.warn_missing_layers("awm check")
+    config = dataclasses.replace(config, cache_dir=str(config.cache_dir or default_cache_dir()))
+    left = list(names)
+    while left:
+        worker = WorkerProcess("awm_gym.manager.check_worker", contained=True)
+        try:
+            send_message(worker.requests, (world_set.root, left, config))
+            while left:
+                try:
+                    report = report_from_wire(wire.read_json_frame(
+                        worker.replies, time.monotonic() + _WORLD_CHECK_S))
+                    if report.world != left[0]:
+                        raise wire.ProtocolError(f"a report of {report.world!r}, not {left[0]!r}")
+                except (EOFError, TimeoutError, OSError, ValueError) as e:
+                    why = ("did not finish within " f"{_WORLD_CHECK_S:g} s"
+                           if isinstance(e, TimeoutError) else f"ended ({e})")
+                    report = WorldReport(left[0], (Finding(
+                        Severity.ERROR, "check_failed",
+                        f"the contained process checking this world {why}"),))
+                    left.pop(0)
+                    yield report
+                    break  # a new worker for the rest
+                left.pop(0)
+                yield report
+        finally:
+            worker.kill()
+
+
+def _finding_from_wire(d: object) -> Finding:
+    if not (isinstance(d, dict) and isinstance(d.get("kind"), str)
+            and isinstance(d.get("message"), str) and isinstance(d.get("detail"), str)
+            and d.get("severity") in ("info", "defect", "error")
+            and (d.get("task_idx") is None or type(d.get("task_idx")) is int)
+            and (d.get("tool") is None or isinstance(d.get("tool"), str))):
+        raise ValueError(f"not a finding: {str(d)[:200]}")
+    return Finding(Severity[d["severity"].upper()], d["kind"], d["message"], d["detail"],
+                   d["task_idx"], d["tool"])
+
+
+def report_to_wire(report: WorldReport) -> dict[str, object]:
+    """The whole report as JSON (for the contained worker's frame; :func:`report_from_wire`
+    reads it back)."""
+    return {"world": report.world, "findings": [f.to_dict() for f in report.findings],
+            "tasks": [{"task_idx": t.task_idx, "verifier_mode": t.verifier_mode,
+                       "noop_label": t.noop_label, "solved_label": t.solved_label,
+                       "has_solution": t.has_solution,
+                       "findings": [f.to_dict() for f in t.findings]} for t in report.tasks],
+            "inserts_failed": report.inserts_failed, "tables_failed": report.tables_failed,
+            "template_failures": [list(f) for f in report.template_failures],
+            "tools_probed": report.tools_probed}
+
+
+def report_from_wire(d: object) -> WorldReport:
+    """The report of :func:`report_to_wire`, checked field by field (``ValueError`` if a field
+    is missing or of the wrong type: it came from a process that ran world code)."""
+    def text_or_none(v: object) -> bool:
+        return v is None or isinstance(v, str)
+
+    if not (isinstance(d, dict) and isinstance(d.get("world"), str)
+            and isinstance(d.get("findings"), list) and isinstance(d.get("tasks"), list)
+            and all(type(d.get(k)) is int for k in ("inserts_failed", "tables_failed",
+                                                    "tools_probed"))
+            and isinstance(d.get("template_failures"), list)):
+        raise ValueError("not a world report")
+    tasks = []
+    for t in d["tasks"]:
+        if not (isinstance(t, dict) and type(t.get("task_idx")) is int
+                and all(text_or_none(t.get(k)) for k in ("verifier_mode", "noop_label",
+                                                         "solved_label"))
+                and type(t.get("has_solution")) is bool and isinstance(t.get("findings"), list)):
+            raise ValueError("not a task report")
+        tasks.append(TaskReport(t["task_idx"], t["verifier_mode"], t["noop_label"],
+                                t["solved_label"], t["has_solution"],
+                                tuple(_finding_from_wire(f) for f in t["findings"])))
+    failures = []
+    for f in d["template_failures"]:
+        if not (isinstance(f, list) and len(f) == 3 and isinstance(f[0], str)
+                and type(f[1]) is int and isinstance(f[2], str)):
+            raise ValueError("not a template failure")
+        failures.append(tuple(f))
+    return WorldReport(d["world"], tuple(_finding_from_wire(f) for f in d["findings"]),
+                       tuple(tasks), d["inserts_failed"], d["tables_failed"], tuple(failures),
+                       d["tools_probed"])
 
 
 def check_world(path: str | None = None, worlds: Sequence[str] | None = None, *,

@@ -20,7 +20,8 @@ interpreter per call) and feeds them :class:`VerifyJob` s, one at a time per wor
   worker's ``sqlite3.connect`` opens them with ``mode=ro``. A verifier that tries to write gets
   ``sqlite3.OperationalError``, which is its exception, not a pool failure. A pool removes its
   directories on close; the next pool sweeps those of a pool whose process was SIGKILLed.
-* **Results.** A bad verifier is data, not a crash (STYLE b.4): an exception, a bad return
+* **Results.** Workers reply in JSON the pool checks (never a pickle: a worker runs verifier
+  code). A bad verifier is data, not a crash (STYLE b.4): an exception, a bad return
   value, a syntax error, a timeout or a dead worker each come back as the label
   ``verifier_error`` with an ``error_kind``, never as a silent ``others``. A job that runs past
   ``timeout_s`` has its worker SIGKILLed; a dead worker is replaced; the rest of the batch goes on.
@@ -41,6 +42,7 @@ closed pool) and for failures of its own (a worker that cannot start).
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
 import runpy
@@ -78,6 +80,7 @@ VerifyMode = Literal["code", "sql"]
 _MODES: tuple[str, ...] = ("code", "sql")
 _START_TIMEOUT_S = 60.0  # a worker that is not ready by then means the pool is broken
 _DIR_PREFIX = "awm-verify-"
+_MAX_REPLY_BYTES = 64 * 2**20  # a longer reply counts as a crash
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +201,29 @@ class _Worker:
     job: int | None = None  # index in the running batch
     sent_at: float = 0.0
     initial_keys: KeyLRU = field(default_factory=KeyLRU)
+
+
+_LABELS = frozenset({"complete", "others", "awaiting_judge", "verifier_error"})
+_KINDS = frozenset({None, "exception", "bad_output", "timeout", "crash", "compile"})
+
+
+def _checked_reply(data: bytes) -> tuple[Any, ...]:
+    """A worker's JSON reply, checked: ``ready``, ``need_initial`` or ``done`` with a label, an
+    error kind, an error line, a JSON output and seconds. Anything else is a ``ValueError`` (the
+    worker is then treated as crashed)."""
+    reply = json.loads(data)
+    if not isinstance(reply, list) or not reply:
+        raise ValueError("a verifier worker's reply is not a list")
+    tag = reply[0]
+    if tag == "ready" and len(reply) == 2 and type(reply[1]) is int:
+        return tuple(reply)
+    if tag == "need_initial" and len(reply) == 1:
+        return tuple(reply)
+    if (tag == "done" and len(reply) == 6 and reply[1] in _LABELS and reply[2] in _KINDS
+            and (reply[3] is None or isinstance(reply[3], str))
+            and type(reply[5]) in (int, float)):
+        return tuple(reply)
+    raise ValueError("a verifier worker's reply has the wrong shape")
 
 
 def _default_state_root() -> str:
@@ -507,8 +533,8 @@ class VerifierPool:
         """React to one watched worker: a message, a death, or a passed deadline."""
         if w.conn in ready or (w.process.sentinel in ready and w.conn.poll(0)):
             try:
-                reply = w.conn.recv()
-            except (EOFError, OSError):
+                reply = _checked_reply(w.conn.recv_bytes(_MAX_REPLY_BYTES))
+            except (EOFError, OSError, ValueError):  # gone, or a reply of the wrong shape
                 reply = None
             if reply is None:
                 self._on_death(w, results)

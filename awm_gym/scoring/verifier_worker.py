@@ -43,6 +43,7 @@ _INITIAL_CACHE_ENTRIES = 32  # initial-state files a worker keeps per initial_ke
 _INITIAL_CACHE_BYTES = 256 * 2**20  # ... and their total size (they live in RAM on /dev/shm)
 _START_TIMEOUT_S = 60.0  # a worker that is not ready by then means the pool is broken
 _MAX_ERROR_CHARS = 2000
+_FILE_SIZE_MB = 1024  # largest file a contained verifier may write (RLIMIT_FSIZE)
 _PATH_ARGS = ("initial_db_path", "final_db_path")
 
 class KeyLRU:
@@ -299,7 +300,8 @@ def _contain(workdir: str, containment_path: str | None) -> None:
     spec.loader.exec_module(module)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the pool reports missing layers once, in the caller
-        module.contain_this_process(module.ContainmentPolicy(scratch_dir=workdir, memory_mb=None))
+        module.contain_this_process(module.ContainmentPolicy(
+            scratch_dir=workdir, memory_mb=None, file_size_mb=_FILE_SIZE_MB))
 
 
 def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: int) -> None:
@@ -315,6 +317,10 @@ def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: i
             pass
     sys.setrecursionlimit(recursion_limit)
     sys.stdout = open(os.devnull, "w")  # generated verifiers print; keep the trainer's console
+    devnull = os.open(os.devnull, os.O_RDWR)  # and fds 0-2, which a verifier could write raw
+    for fd in (0, 1, 2):  # (the caller's terminal or a shard worker's log): nowhere
+        os.dup2(devnull, fd)
+    os.close(devnull)
     os.chdir(workdir)  # files a verifier writes by relative path land here and are swept
     if sys.platform.startswith("linux"):
         _die_with_the_pool()
@@ -388,13 +394,19 @@ def _worker_main(conn: Connection, workdir: str, memory_limit_mb: int | None,
     state = _WorkerState(workdir)
     _open_databases_read_only(state)
     _contain(workdir, containment_path)
-    conn.send(("ready", os.getpid()))
+    _send(conn, ("ready", os.getpid()))
     while True:
         try:
             message = conn.recv()
         except (EOFError, OSError):
             return
-        conn.send(state.execute(message))
+        _send(conn, state.execute(message))
+
+
+def _send(conn: Connection, reply: tuple[Any, ...]) -> None:
+    """Replies travel as JSON (the pool checks them; it never unpickles what a worker, which
+    runs verifier code, sends)."""
+    conn.send_bytes(json.dumps(reply).encode("utf-8", "surrogatepass"))
 
 
 # ---------------------------------------------------------------------------------------------

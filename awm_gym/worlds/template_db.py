@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -44,6 +45,8 @@ from awm_gym.worlds.sql_clock import rewrite_time_keywords
 
 __all__ = ["TemplateReport", "build_template_db", "TemplateCache", "default_cache_dir",
            "open_database"]
+
+logger = logging.getLogger(__name__)
 
 TEMPLATE_FORMAT = 2
 """Bump when the builder changes what it produces, so stale cache entries are not reused."""
@@ -192,8 +195,11 @@ def default_cache_dir() -> Path:
 class TemplateCache:
     """Template databases on disk, keyed by world content hash, clock and builder version.
 
-    Each entry is ``<key>.db`` plus ``<key>.json`` (the build report), the JSON written last
-    with an atomic rename, so an entry exists only when both are complete.
+    Each entry is ``<key>.db`` plus ``<key>.json`` (the build report and the database's
+    sha256), the JSON written last with an atomic rename, so an entry exists only when both are
+    complete. :meth:`load` checks the database against its sha256: an entry changed since it
+    was written (a world's code that opened the file and ``UPDATE``d it) is not used, and the
+    template is built again.
     """
 
     def __init__(self, directory: str | os.PathLike | None = None) -> None:
@@ -214,18 +220,27 @@ class TemplateCache:
         return (self.directory / f"{key}.json").is_file()
 
     def load(self, key: str) -> tuple[bytes, TemplateReport] | None:
+        """The entry's database and report; None when it is missing, incomplete, or its database
+        no longer matches the sha256 written with it."""
         db, meta = self.directory / f"{key}.db", self.directory / f"{key}.json"
         try:
-            report = TemplateReport.from_json(json.loads(meta.read_text()))
-            return db.read_bytes(), report
+            fields = json.loads(meta.read_text())
+            report = TemplateReport.from_json(fields)
+            data = db.read_bytes()
         except (OSError, ValueError, KeyError, TypeError):
             return None
+        if fields.get("sha256") != hashlib.sha256(data).hexdigest():
+            logger.warning("cached template %s does not match its sha256; building it again",
+                           db)
+            return None
+        return data, report
 
     def save(self, key: str, data: bytes, report: TemplateReport) -> None:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             write_bytes_atomic(self.directory / f"{key}.db", data)
-            write_bytes_atomic(self.directory / f"{key}.json", json.dumps(report.to_json()).encode())
+            meta = {**report.to_json(), "sha256": hashlib.sha256(data).hexdigest()}
+            write_bytes_atomic(self.directory / f"{key}.json", json.dumps(meta).encode())
         except OSError:  # a read-only or full cache only costs a rebuild next time
             pass
 

@@ -17,9 +17,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 
 SCRIPT = textwrap.dedent('''
-    import sqlite3, sys
+    import os, sqlite3, sys
     from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
-    code, contained = sys.argv[1], sys.argv[2] == "contained"
+    code, contained = sys.argv[1].replace("CALLER_PID", str(os.getpid())), sys.argv[2] == "contained"
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE t (x)")
     db = conn.serialize()
@@ -30,12 +30,13 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def run_hostile(code: str, tmp_path: Path, contained: bool = True
+def run_hostile(code: str, tmp_path: Path, contained: bool = True, **extra_env: str
                 ) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=str(REPO), **extra_env)
     return subprocess.run([sys.executable, "-c", SCRIPT, code,
                            "contained" if contained else "bare"], capture_output=True, text=True,
-                          timeout=120, env=env, cwd=tmp_path, start_new_session=True)
+                          timeout=120, env=env, cwd=tmp_path, start_new_session=True,
+                          errors="replace")
 
 
 @pytest.mark.timeout(150)
@@ -87,3 +88,55 @@ def _is_running(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+@pytest.mark.timeout(150)
+def test_a_verifier_cannot_signal_the_pools_process(tmp_path) -> None:
+    code = textwrap.dedent('''
+        def verify_task_completion(initial_db_path, final_db_path, final_answer=None):
+            import os, signal
+            os.kill(CALLER_PID, signal.SIGTERM)
+            return {"result": "complete"}
+    ''')
+    done = run_hostile(code, tmp_path)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "caller alive: verifier_error exception" in done.stdout
+
+
+@pytest.mark.timeout(150)
+def test_a_forged_pickle_from_a_verifier_is_never_loaded(tmp_path) -> None:
+    marker = tmp_path / "forged-pickle-ran"
+    code = textwrap.dedent(f'''
+        def verify_task_completion(initial_db_path, final_db_path, final_answer=None):
+            import os, pickle, struct
+
+            class Forged:
+                def __reduce__(self):
+                    return (open, ({str(marker)!r}, "w"))
+
+            data = pickle.dumps(("done", "complete", None, None, Forged(), 0.0))
+            for fd in {{0, 1, 2}} | {{int(n) for n in os.listdir("/proc/self/fd")}}:
+                for frame in (struct.pack("!i", len(data)) + data, data):
+                    try:
+                        os.write(fd, frame)
+                    except OSError:
+                        pass
+            return {{"result": "complete"}}
+    ''')
+    done = run_hostile(code, tmp_path)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert not marker.exists()
+    assert "caller alive: verifier_error crash" in done.stdout
+
+
+@pytest.mark.timeout(150)
+def test_a_verifiers_environment_block_holds_no_secret(tmp_path) -> None:
+    code = textwrap.dedent('''
+        def verify_task_completion(initial_db_path, final_db_path, final_answer=None):
+            with open("/proc/self/environ", "rb") as f:
+                leaked = b"sk-do-not-leak" in f.read()
+            return {"result": "others" if leaked else "complete"}
+    ''')
+    done = run_hostile(code, tmp_path, AWM_TEST_SECRET="sk-do-not-leak")
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "caller alive: complete" in done.stdout

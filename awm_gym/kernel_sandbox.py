@@ -1,0 +1,195 @@
+"""The kernel's sandboxing calls (Landlock, seccomp) through ``ctypes``: no package to install.
+
+:mod:`awm_gym.containment` uses these on Linux (x86_64 and aarch64) so that a plain
+``pip install awm-gym`` contains world code: a Landlock ruleset (files, and signal scoping from
+ABI 6 on) and a hand-written seccomp BPF filter (processes, network, signals to other
+processes). Standard library only: the verifier worker loads this file by path.
+
+Example:
+    >>> rules = [SyscallRule("socket", arg=0, values=(2, 10), if_in=deny(1), otherwise=ALLOW)]
+    >>> len(build_filter(rules, arch="x86_64")) > 4
+    True
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import struct
+from dataclasses import dataclass
+
+__all__ = ["ALLOW", "SyscallRule", "build_filter", "deny", "install_filter", "landlock_abi",
+           "restrict_files", "seccomp_arch"]
+
+ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
+_RET_ERRNO = 0x00050000
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_ARCHES = {  # machine -> (AUDIT_ARCH_*, syscall numbers)
+    "x86_64": (0xC000003E, {"kill": 62, "tkill": 200, "tgkill": 234, "pidfd_send_signal": 424,
+                            "pidfd_open": 434, "execve": 59, "execveat": 322, "fork": 57,
+                            "vfork": 58, "clone": 56, "clone3": 435, "socket": 41}),
+    "aarch64": (0xC00000B7, {"kill": 129, "tkill": 130, "tgkill": 131,
+                             "pidfd_send_signal": 424, "pidfd_open": 434, "execve": 221,
+                             "execveat": 281, "clone": 220, "clone3": 435, "socket": 198}),
+}
+_LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446  # same on every arch
+_SCOPE_SIGNAL = 0x2
+
+
+def deny(err: int = errno.EPERM) -> int:
+    """The seccomp action that fails the call with ``err``."""
+    return _RET_ERRNO | (err & 0xFFFF)
+
+
+@dataclass(frozen=True)
+class SyscallRule:
+    """One syscall's verdict: ``if_in`` when the low 32 bits of argument ``arg`` equal one of
+    ``values`` (or, with ``mask``, have any of its bits set), else ``otherwise``; with
+    ``arg=None``, always ``if_in``. Syscalls the machine lacks (``fork`` on aarch64) are
+    skipped."""
+
+    name: str
+    if_in: int
+    arg: int | None = None
+    values: tuple[int, ...] = ()
+    mask: int = 0
+    otherwise: int = ALLOW
+
+
+def seccomp_arch() -> str | None:
+    """This machine's architecture if the filter supports it, else None."""
+    machine = platform.machine()
+    return machine if machine in _ARCHES and hasattr(os, "getpid") else None
+
+
+def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
+    return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def build_filter(rules: list[SyscallRule], arch: str) -> list[bytes]:
+    """The BPF program (one 8-byte instruction each): a foreign architecture and the x32 ABI
+    are refused, each rule is checked in turn, anything else is allowed."""
+    audit_arch, numbers = _ARCHES[arch]
+    prog = [_insn(_LD_W_ABS, 0, 0, 4), _insn(_JEQ, 1, 0, audit_arch), _insn(_RET, 0, 0, deny())]
+    if arch == "x86_64":  # x32 syscalls carry bit 30 and would bypass the numbers below
+        prog += [_insn(_LD_W_ABS, 0, 0, 0), _insn(_JGE, 0, 1, 0x40000000),
+                 _insn(_RET, 0, 0, deny())]
+    for rule in rules:
+        nr = numbers.get(rule.name)
+        if nr is None:
+            continue
+        if rule.arg is None:
+            body = [_insn(_RET, 0, 0, rule.if_in)]
+        elif rule.mask:
+            body = [_insn(_LD_W_ABS, 0, 0, 16 + 8 * rule.arg), _insn(_JSET, 1, 0, rule.mask),
+                    _insn(_RET, 0, 0, rule.otherwise), _insn(_RET, 0, 0, rule.if_in)]
+        else:
+            n = len(rule.values)
+            body = [_insn(_LD_W_ABS, 0, 0, 16 + 8 * rule.arg)]
+            body += [_insn(_JEQ, n - i, 0, v) for i, v in enumerate(rule.values)]
+            body += [_insn(_RET, 0, 0, rule.otherwise), _insn(_RET, 0, 0, rule.if_in)]
+        prog += [_insn(_LD_W_ABS, 0, 0, 0), _insn(_JEQ, 0, len(body), nr), *body]
+    prog.append(_insn(_RET, 0, 0, ALLOW))
+    return prog
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _no_new_privs(libc: ctypes.CDLL) -> None:
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+
+
+def install_filter(rules: list[SyscallRule]) -> None:
+    """Load the filter of ``rules`` into this process (and every thread and child it starts
+    later), for good. Raises ``OSError`` where the kernel refuses it."""
+    arch = seccomp_arch()
+    if arch is None:
+        raise OSError(errno.ENOSYS, f"no seccomp filter for {platform.machine()}")
+    prog = build_filter(rules, arch)
+    code = ctypes.create_string_buffer(b"".join(prog))
+
+    class _Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = _Prog(len(prog), ctypes.cast(code, ctypes.c_void_p))
+    libc = _libc()
+    _no_new_privs(libc)
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none, or not Linux)."""
+    if not os.path.exists("/proc/self"):
+        return 0
+    try:
+        libc = _libc()
+    except OSError:
+        return 0
+    abi = libc.syscall(_LANDLOCK_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    return max(int(abi), 0)
+
+
+_FILE_RIGHTS = 1 | 2 | 4 | 16384 | 32768  # execute, write, read, truncate, ioctl_dev
+_READ_DIR_RIGHTS, _READ_FILE_RIGHTS = 1 | 4 | 8, 1 | 4
+
+
+def _handled_fs(abi: int) -> int:
+    bits = (1 << 13) - 1  # ABI 1: execute .. make_sym
+    if abi >= 2:
+        bits |= 1 << 13  # refer
+    if abi >= 3:
+        bits |= 1 << 14  # truncate
+    if abi >= 5:
+        bits |= 1 << 15  # ioctl_dev
+    return bits
+
+
+def restrict_files(read: list[str], write: list[str], *, scope_signals: bool = True) -> int:
+    """Landlock this process: read (and execute) only below ``read``, write only below
+    ``write``; from ABI 6 on, also no signals to processes outside its domain. Paths that do
+    not exist are skipped. Returns the ABI used; raises ``OSError`` where Landlock is missing."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise OSError(errno.ENOSYS, "the kernel offers no Landlock")
+    libc = _libc()
+    handled = _handled_fs(abi)
+    scoped = _SCOPE_SIGNAL if scope_signals and abi >= 6 else 0
+    attr = struct.pack("QQQ", handled, 0, scoped)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    buf = ctypes.create_string_buffer(attr[:size])
+    fd = libc.syscall(_LANDLOCK_CREATE, buf, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    try:
+        dir_all = handled
+        for paths, dir_rights, file_rights in ((read, _READ_DIR_RIGHTS, _READ_FILE_RIGHTS),
+                                                (write, dir_all, _FILE_RIGHTS)):
+            for path in paths:
+                _add_path(libc, fd, path, dir_rights & handled, file_rights & handled)
+        _no_new_privs(libc)
+        if libc.syscall(_LANDLOCK_RESTRICT, fd, ctypes.c_uint32(0)) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(fd)
+    return abi
+
+
+def _add_path(libc: ctypes.CDLL, ruleset: int, path: str, dir_rights: int,
+              file_rights: int) -> None:
+    try:
+        target = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        rights = dir_rights if os.path.isdir(path) else file_rights
+        attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, target))
+        libc.syscall(_LANDLOCK_ADD_RULE, ruleset, ctypes.c_uint32(1), attr, ctypes.c_uint32(0))
+    finally:
+        os.close(target)
