@@ -4,6 +4,8 @@ check's read-tool probe, is refused; the report comes back whole (a checked JSON
 
 from __future__ import annotations
 
+import dataclasses
+
 import sys
 from pathlib import Path
 
@@ -37,7 +39,8 @@ def test_check_contains_a_hostile_world_by_default(hostile) -> None:  # noqa: AN
     assert not Path(str(marker) + ".status").exists()  # the GET tool's write was refused
     failed = [f for f in report.all_findings if f.kind == "tool_fails_on_seed_arguments"]
     assert any(f.tool == "lab_status" for f in failed), report.summary(verbose=True)
-    assert report_from_wire(report_to_wire(report)) == report
+    # the digest is the caller's own (computed from the rows here, never taken from the worker)
+    assert report_from_wire(report_to_wire(report)) == dataclasses.replace(report, digest="")
 
 
 def test_without_containment_the_same_tool_writes_and_reads_secrets(hostile) -> None:  # noqa: ANN001
