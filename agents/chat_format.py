@@ -33,7 +33,8 @@ from typing import Any
 from .errors import AgentConfigError
 
 __all__ = ["CatalogueMode", "ChatFormatConfig", "EpisodeContext", "Turn", "build_messages",
-           "render_catalogue", "ChatRenderer", "DEFAULT_SYSTEM_PROMPT", "cut_observation"]
+           "render_catalogue", "ChatRenderer", "DEFAULT_SYSTEM_PROMPT", "cut_observation",
+           "end_token_ids"]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are an assistant that completes the user's task inside an app by calling its tools. "
@@ -199,6 +200,21 @@ def build_messages(ctx: EpisodeContext, turns: Sequence[Turn],
     return messages
 
 
+def end_token_ids(tokenizer: Any, generation_config: Any = None) -> tuple[int, ...]:
+    """Every id that ends a turn: the tokenizer's EOS first, then the generation config's
+    ``eos_token_id`` (one id or a list; samplers stop on all of them).
+
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> end_token_ids(NS(eos_token_id=2), NS(eos_token_id=[7, 2]))
+        (2, 7)
+    """
+    eos = getattr(generation_config, "eos_token_id", None)
+    more = eos if isinstance(eos, (list, tuple)) else [eos]
+    ids = [tokenizer.eos_token_id, *more]
+    return tuple(dict.fromkeys(int(e) for e in ids if e is not None))
+
+
 class ChatRenderer:
     """Turns chat messages into prompt text and token ids with a tokenizer's chat template.
 
@@ -217,6 +233,7 @@ class ChatRenderer:
                                    "tokenizer with one (every chat model ships one).")
         self.tokenizer = tokenizer
         self.eos_token_id: int = tokenizer.eos_token_id
+        """The end-of-turn id appended to SFT targets (:meth:`completion_ids`)."""
 
     def prompt_text(self, messages: Sequence[Mapping[str, str]]) -> str:
         """The prompt text, ending with the assistant generation prompt."""
@@ -235,10 +252,17 @@ class ChatRenderer:
         """The ids a model emits for ``action``: its tokens, then the end-of-turn token."""
         return self.encode(action) + [self.eos_token_id]
 
-    def decode(self, ids: Sequence[int]) -> str:
-        """Text of sampled ids, special tokens kept except the end-of-turn token."""
+    def decode(self, ids: Sequence[int], end_ids: Sequence[int] = ()) -> str:
+        """Text of sampled ids, special tokens kept except the one that ended the turn.
+
+        Args:
+            ids: the sampled ids (a sampler stops at the first end id and keeps it).
+            end_ids: the sampler's end ids besides the tokenizer's EOS (a model's generation
+                config may list several: :func:`end_token_ids`); a trailing one is dropped, so
+                it never reaches the action text or the history.
+        """
         ids = list(ids)
-        if ids and ids[-1] == self.eos_token_id:
+        if ids and (ids[-1] == self.eos_token_id or ids[-1] in end_ids):
             ids = ids[:-1]
         return self.tokenizer.decode(ids, skip_special_tokens=False)
 

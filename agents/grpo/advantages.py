@@ -1,10 +1,14 @@
 """Group-relative advantages: one number per trajectory, from its reward and its group's rewards.
 
 Statistics are taken over trajectories (one reward each), never over turns, so an episode with
-many turns does not weigh more in its group's mean. Modes:
+many turns does not weigh more in its group's mean (in the loss it does, by its tokens, unless
+``GRPOConfig.loss_norm`` is ``seq_mean_token_mean``). Modes:
 
 * ``group`` (GRPO): ``A = (r - mean_g) / (std_g + eps)``;
-* ``mean`` (Dr. GRPO): ``A = r - mean_g``;
+* ``mean`` (Dr. GRPO's advantage): ``A = r - mean_g``. Dr. GRPO also divides the summed token
+  losses by a constant, not by the batch's token count: ``GRPOConfig.loss_norm`` defaults to
+  ``constant`` with this mode, so ``advantage="mean"`` alone is Dr. GRPO (with ``token_mean``
+  the gradient is Dr. GRPO's times ``constant / tokens``);
 * ``batch`` (Lite-PPO): ``A = (r - mean_g) / (std_batch + eps)``.
 
 ``std`` is the population standard deviation. A group whose valid rewards are all equal

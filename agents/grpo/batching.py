@@ -1,9 +1,11 @@
 """Turn trajectories into training samples (one per turn) and pack them into micro-batches.
 
 A sample is the exact prompt ids the sampler saw followed by the ids it sampled; the loss mask
-covers the sampled ids and nothing else. Its advantage is its trajectory's. Turns that sampled
-nothing (a prompt over the context) never become samples. :func:`trajectory_credit` decides
-what a trajectory stopped by a cut turn (``max_new_tokens``) scores, and whether it trains.
+covers the sampled ids and nothing else. Its advantage is its trajectory's, except a cut turn's
+under ``cut_turn=penalty`` (charged to that sample alone, see :func:`build_samples`). Turns that
+sampled nothing (a prompt over the context) never become samples. :func:`trajectory_credit`
+decides what a trajectory stopped by a cut turn (``max_new_tokens``) scores, and whether it
+trains.
 
 Micro-batches are formed in order, greedily, so that ``rows x longest row <= token budget``
 (a sample longer than the budget gets a micro-batch of its own). Rows are right-padded.
@@ -33,26 +35,32 @@ __all__ = ["TrainSample", "trajectory_credit", "build_samples", "pack_micro_batc
 
 @dataclass(frozen=True, slots=True)
 class TrainSample:
-    """One turn to train on: prompt ids + completion ids, the trajectory's advantage, and the
-    sampler's log-probabilities of the completion ids."""
+    """One turn to train on: prompt ids + completion ids, its advantage, the sampler's
+    log-probabilities of the completion ids, and which trajectory it belongs to."""
 
     prompt_ids: tuple[int, ...]
     completion_ids: tuple[int, ...]
     advantage: float
     sampler_logprobs: tuple[float, ...]
+    trajectory: int | None = None
+    """Key of its trajectory among the step's samples on this rank (``seq_mean_token_mean``
+    weighs trajectories equally); None: the sample is a trajectory of its own."""
 
     @property
     def length(self) -> int:
         return len(self.prompt_ids) + len(self.completion_ids)
 
 
-def trajectory_credit(trajectories: Sequence[Trajectory], cut_turn: CutTurnMode | str,
-                      cut_turn_reward: float = -1.0) -> tuple[list[float], list[bool]]:
+def trajectory_credit(trajectories: Sequence[Trajectory], cut_turn: CutTurnMode | str
+                      ) -> tuple[list[float], list[bool]]:
     """Each trajectory's reward and whether it is scored, for the advantage computation.
 
     A trajectory stopped by a cut turn is unscored with ``mask`` (it leaves its group's
-    statistics, gets no advantage, so none of its turns trains) and scores ``cut_turn_reward``
-    with ``penalty``. Others keep the env's reward and validity.
+    statistics, gets no advantage, so none of its turns trains). With ``penalty`` it keeps its
+    env reward (0.0) and is scored like any other: the penalty goes to the cut turn's own
+    sample (:func:`build_samples`), never into the group's statistics, where it would lift the
+    other members' advantages and push down the trajectory's earlier turns. Others keep the
+    env's reward and validity.
 
     Example:
         >>> from agents.grpo.rollout import EpisodeSpec
@@ -60,43 +68,65 @@ def trajectory_credit(trajectories: Sequence[Trajectory], cut_turn: CutTurnMode 
         >>> done = Trajectory(EpisodeSpec("w", 0, 0), "t", (), 1.0, True, True, False, None)
         >>> trajectory_credit([cut, done], "mask")
         ([0.0, 1.0], [False, True])
-        >>> trajectory_credit([cut, done], "penalty", -0.5)
-        ([-0.5, 1.0], [True, True])
+        >>> trajectory_credit([cut, done], "penalty")
+        ([0.0, 1.0], [True, True])
     """
     mode = CutTurnMode.coerce(cut_turn)
     rewards, valid = [], []
     for traj in trajectories:
-        if traj.is_cut and mode is CutTurnMode.MASK:
-            rewards.append(traj.reward)
-            valid.append(False)
-        elif traj.is_cut:
-            rewards.append(float(cut_turn_reward))
-            valid.append(True)
+        rewards.append(traj.reward)
+        if traj.is_cut:
+            valid.append(mode is CutTurnMode.PENALTY)
         else:
-            rewards.append(traj.reward)
             valid.append(traj.reward_valid)
     return rewards, valid
 
 
 def build_samples(trajectories: Sequence[Trajectory], advantages: np.ndarray,
-                  trainable: np.ndarray) -> list[TrainSample]:
+                  trainable: np.ndarray, cut_turn_penalty: float | None = None
+                  ) -> list[TrainSample]:
     """One sample per turn of the trainable trajectories, carrying the trajectory's advantage.
 
     Args:
         trajectories: the step's episodes.
-        advantages: one value per trajectory.
+        advantages: one value per trajectory (0 where it does not train).
         trainable: which trajectories train (scored, in a group with non-zero variance).
+        cut_turn_penalty: ``cut_turn=penalty``'s ``cut_turn_reward`` (None: ``mask``). The cut
+            turn of a cut trajectory then becomes a sample of its own with advantage
+            ``min(A, 0) + cut_turn_penalty``, also when its trajectory does not train (a group
+            without variance: ``A = 0``); its earlier turns keep ``A``.
+
+    Example:
+        >>> from agents.grpo.rollout import EpisodeSpec, TurnSample
+        >>> from agents.policies.sampling import Generation
+        >>> def turn(reason):
+        ...     return TurnSample(Generation((1,), (2,), (-0.1,), reason, "a"), "a", "", 0.0)
+        >>> cut = Trajectory(EpisodeSpec("w", 0, 0), "t", (turn("stop"), turn("length")), 0.0,
+        ...                  True, False, False, "length")
+        >>> [s.advantage for s in build_samples([cut], np.array([-0.5]), np.array([True]), -1.0)]
+        [-0.5, -1.5]
+        >>> [s.advantage for s in build_samples([cut], np.array([0.0]), np.array([False]), -1.0)]
+        [-1.0]
     """
     samples: list[TrainSample] = []
-    for traj, adv, ok in zip(trajectories, advantages, trainable, strict=True):
-        if not ok:
+    for key, (traj, adv, ok) in enumerate(zip(trajectories, advantages, trainable,
+                                              strict=True)):
+        charged = cut_turn_penalty is not None and traj.is_cut
+        if not ok and not charged:
             continue
-        for turn in traj.turns:
+        last = len(traj.turns) - 1
+        for k, turn in enumerate(traj.turns):
             gen = turn.generation
             if not gen.completion_ids:
                 continue
-            samples.append(TrainSample(gen.prompt_ids, gen.completion_ids, float(adv),
-                                       gen.logprobs))
+            if charged and k == last:
+                value = min(float(adv), 0.0) + float(cut_turn_penalty)
+            elif ok:
+                value = float(adv)
+            else:
+                continue
+            samples.append(TrainSample(gen.prompt_ids, gen.completion_ids, value, gen.logprobs,
+                                       key))
     return samples
 
 
@@ -105,7 +135,8 @@ def pack_micro_batches(samples: Sequence[TrainSample], token_budget: int,
     """Indices of ``samples`` grouped so each group's padded size fits ``token_budget``.
 
     With ``sort_by_length`` samples of similar length share a micro-batch (less padding); the
-    token-mean loss does not depend on the grouping, so this changes speed, not the gradient.
+    loss's weights are fixed per mini-batch, not per micro-batch, so this changes speed, not
+    the gradient.
     """
     order = sorted(range(len(samples)), key=lambda k: samples[k].length) if sort_by_length \
         else list(range(len(samples)))

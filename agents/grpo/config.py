@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..errors import AgentConfigError
 from .advantages import AdvantageMode
 
-__all__ = ["BackendKind", "CutTurnMode", "RolloutConfig", "GRPOConfig", "OptimConfig"]
+__all__ = ["BackendKind", "CutTurnMode", "LossNorm", "RolloutConfig", "GRPOConfig", "OptimConfig"]
 
 
 class BackendKind(str, enum.Enum):
@@ -52,7 +52,11 @@ class CutTurnMode(str, enum.Enum):
     """The trajectory leaves the loss and its group's statistics (DAPO's overlong filtering,
     per trajectory)."""
     PENALTY = "penalty"
-    """The trajectory scores ``GRPOConfig.cut_turn_reward`` and trains like any other."""
+    """The cut is charged to the cut turn's own sample only: the trajectory keeps its env
+    reward (0.0) in its group's statistics, its earlier turns get that advantage as usual, and
+    the cut turn gets ``min(A, 0) + GRPOConfig.cut_turn_reward`` (``A`` its trajectory's
+    advantage, 0 in a group without variance), so it is pushed down even when its group has no
+    signal, and no other trajectory gains from it."""
 
     @classmethod
     def coerce(cls, value: str | CutTurnMode) -> CutTurnMode:
@@ -60,6 +64,32 @@ class CutTurnMode(str, enum.Enum):
             return cls(value)
         except ValueError:
             raise AgentConfigError(f"GRPOConfig.cut_turn={value!r}: choose one of "
+                                   f"{[m.value for m in cls]}.") from None
+
+
+class LossNorm(str, enum.Enum):
+    """How a mini-batch's per-token losses are summed into the loss (``GRPOConfig.loss_norm``).
+
+    ``l_k`` is the loss of sampled token ``k``; sums run over the mini-batch (all ranks).
+    """
+
+    TOKEN_MEAN = "token_mean"
+    """``sum_k l_k / (sampled tokens)``: every token weighs the same, so a trajectory weighs by
+    its tokens (a 9-turn failure outweighs a 2-turn success ~4x). DAPO's token-level loss."""
+    SEQ_MEAN_TOKEN_MEAN = "seq_mean_token_mean"
+    """``mean over trajectories of (sum of its l_k / its sampled tokens)``: every trajectory
+    weighs the same, its tokens across all its turn samples sharing its weight (the GRPO
+    paper's per-sequence mean, a trajectory being the sequence)."""
+    CONSTANT = "constant"
+    """``sum_k l_k / GRPOConfig.loss_norm_constant``: no length normalisation at all
+    (Dr. GRPO, with ``mean`` advantages)."""
+
+    @classmethod
+    def coerce(cls, value: str | LossNorm) -> LossNorm:
+        try:
+            return cls(value)
+        except ValueError:
+            raise AgentConfigError(f"GRPOConfig.loss_norm={value!r}: choose one of "
                                    f"{[m.value for m in cls]}.") from None
 
 
@@ -142,8 +172,15 @@ class GRPOConfig:
     steps: int = 20
     """GRPO steps (collect, then update)."""
     advantage: AdvantageMode = AdvantageMode.GROUP
-    """Reward normalization: group (mean/std in the group) | mean (mean only) | batch (group
-    mean, batch std)."""
+    """Reward normalization: group (mean/std in the group) | mean (mean only; Dr. GRPO with
+    loss_norm constant, its default) | batch (group mean, batch std)."""
+    loss_norm: LossNorm | None = None
+    """How token losses sum into the loss: token_mean | seq_mean_token_mean (each trajectory
+    weighs the same) | constant (divide by loss_norm_constant: Dr. GRPO). None: constant with
+    advantage mean (Dr. GRPO), token_mean otherwise."""
+    loss_norm_constant: float | None = None
+    """The divisor of loss_norm constant, in tokens (None: GRPOTrainer sets Dr. GRPO's
+    "episodes x longest episode": the mini-batch's episodes x max_turns x max_new_tokens)."""
     adv_eps: float = 1e-4
     """Added to the standard deviation before dividing."""
     clip_low: float = 0.2
@@ -154,17 +191,41 @@ class GRPOConfig:
     """Weight of the k3 KL to the frozen starting model (0: off, no reference model kept)."""
     cut_turn: CutTurnMode = CutTurnMode.MASK
     """A turn cut by max_new_tokens stops its episode; then: mask (the whole trajectory leaves
-    the loss and its group's statistics) | penalty (it scores cut_turn_reward and trains)."""
+    the loss and its group's statistics) | penalty (the cut turn's own sample is charged
+    cut_turn_reward; the trajectory's earlier turns train on its unpenalised reward)."""
     cut_turn_reward: float = -1.0
-    """The reward of a trajectory whose turn was cut, when cut_turn is penalty."""
+    """With cut_turn penalty, the cut turn's advantage is min(A, 0) + this (A: its
+    trajectory's advantage, 0 when its group has no variance); use <= 0."""
     tis_cap: float | None = None
     """Truncated importance sampling: weight each token's loss by min(pi_trainer / pi_sampler,
     tis_cap), the ratio of the trainer's log-probability before the update to the sampler's
     (corrects sampler-trainer numeric mismatch, as verl's TIS; None: off; 2-3 is usual)."""
 
+    @property
+    def effective_loss_norm(self) -> LossNorm:
+        """``loss_norm``, its None resolved: constant with ``mean`` advantages, else token_mean.
+
+        Example:
+            >>> GRPOConfig().effective_loss_norm, GRPOConfig(advantage="mean").effective_loss_norm
+            (<LossNorm.TOKEN_MEAN: 'token_mean'>, <LossNorm.CONSTANT: 'constant'>)
+        """
+        if self.loss_norm is not None:
+            return self.loss_norm
+        return LossNorm.CONSTANT if self.advantage is AdvantageMode.MEAN else LossNorm.TOKEN_MEAN
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "advantage", AdvantageMode.coerce(self.advantage))
         object.__setattr__(self, "cut_turn", CutTurnMode.coerce(self.cut_turn))
+        if self.loss_norm is not None:
+            object.__setattr__(self, "loss_norm", LossNorm.coerce(self.loss_norm))
+        if self.loss_norm_constant is not None and self.loss_norm_constant <= 0:
+            raise AgentConfigError(f"GRPOConfig.loss_norm_constant={self.loss_norm_constant}: "
+                                   "use a number of tokens > 0, or None for Dr. GRPO's "
+                                   "episodes x max_turns x max_new_tokens.")
+        if self.cut_turn_reward > 0:
+            raise AgentConfigError(f"GRPOConfig.cut_turn_reward={self.cut_turn_reward}: it is "
+                                   "a penalty on the cut turn's advantage; use <= 0 (-1.0 is "
+                                   "the default).")
         if self.tis_cap is not None and self.tis_cap <= 0:
             raise AgentConfigError(f"GRPOConfig.tis_cap={self.tis_cap}: use a cap > 0 (2-3 is "
                                    "usual) or None to turn the correction off.")

@@ -1,17 +1,22 @@
 """Data-parallel GRPO with ``torch.distributed``: whole groups per rank, one summed gradient.
 
-Launched by ``torchrun --nproc_per_node N`` (gloo on CPU, NCCL on GPUs). Every rank holds a full
-replica of the model and its optimizer, and per GRPO step:
+Launched by ``torchrun --nproc_per_node N``. The process group has gloo for CPU tensors and, on
+GPUs, NCCL for CUDA tensors (:func:`choose_backend`): gradients are reduced where they live and
+the few CPU scalars (token and trajectory counts, diagnostics) over gloo. Every rank holds a
+full replica of the model and its optimizer, and per GRPO step:
 
 1. draws the same step's groups (same seed) and keeps every ``N``-th group
    (:func:`shard_groups`): a group never spans ranks, so its advantages are computed where its
    rollouts are, over the whole group;
 2. rolls out and builds its samples locally;
-3. per mini-batch, adds ``sum(loss_k) / N_tokens`` to its gradient, ``N_tokens`` being the
-   mini-batch's sampled-token count summed over **all** ranks, then the gradients are summed
-   across ranks (:func:`all_reduce_grads`). The result is the token-mean gradient of the whole
-   step's batch, exactly what one process computes on it (tested with two processes);
-4. clips and steps the optimizer identically everywhere, so replicas stay equal.
+3. per mini-batch, adds its samples' weighted token losses to its gradient, the weights coming
+   from counts summed over **all** ranks (the mini-batch's sampled tokens, or its trajectories:
+   ``GRPOConfig.loss_norm``), then the gradients are summed across ranks
+   (:func:`all_reduce_grads`). The result is the gradient of the whole step's batch, exactly
+   what one process computes on it (tested with two processes, for every normalisation);
+4. clips and steps the optimizer identically everywhere, so replicas stay equal. A rank whose
+   share had no samples still steps (zero gradient plus the others'), so it syncs its sampler
+   too.
 
 This is DistributedDataParallel's arithmetic (gradient all-reduce after backward) done
 explicitly: the loss runs the model body and head separately and accumulates micro-batches by
@@ -33,7 +38,7 @@ from typing import Any
 
 from .rollout import EpisodeSpec
 
-__all__ = ["DistInfo", "init_distributed", "shard_groups", "all_reduce_grads", "all_reduce",
+__all__ = ["DistInfo", "choose_backend", "init_distributed", "shard_groups", "all_reduce_grads", "all_reduce",
            "all_gather_objects"]
 
 
@@ -54,12 +59,36 @@ class DistInfo:
         return self.world_size > 1
 
 
+def choose_backend(device: str) -> str:
+    """The ``torch.distributed`` backend string for a trainer on ``device``.
+
+    On CPU everything goes over gloo. On GPUs the gradients are CUDA tensors (NCCL) but the
+    counts and diagnostics reduced beside them are CPU tensors, which NCCL cannot reduce: the
+    group gets both, one per device type.
+
+    Raises:
+        ValueError: ``device`` is neither ``cpu`` nor ``cuda[:k]``.
+
+    Example:
+        >>> choose_backend("cpu"), choose_backend("cuda:1")
+        ('gloo', 'cpu:gloo,cuda:nccl')
+    """
+    kind = device.split(":", 1)[0]
+    if kind == "cpu":
+        return "gloo"
+    if kind == "cuda":
+        return "cpu:gloo,cuda:nccl"
+    raise ValueError(f"data parallel on device {device!r}: use 'cpu' (gloo) or 'cuda' "
+                     "(NCCL for CUDA tensors, gloo for CPU ones).")
+
+
 def init_distributed(device: str = "cpu") -> DistInfo:
     """Join the process group torchrun describes (``WORLD_SIZE``, ``RANK``, ...); a single
     process without those variables gets ``DistInfo()``.
 
     Args:
-        device: ``cpu`` (gloo) or ``cuda`` (NCCL, one GPU per local rank).
+        device: ``cpu`` (gloo) or ``cuda`` (one GPU per local rank; gloo and NCCL, see
+            :func:`choose_backend`).
     """
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
@@ -71,7 +100,7 @@ def init_distributed(device: str = "cpu") -> DistInfo:
         on_gpu = device.startswith("cuda")
         if on_gpu:
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
-        dist.init_process_group(backend="nccl" if on_gpu else "gloo")
+        dist.init_process_group(backend=choose_backend(device))
     return DistInfo(dist.get_rank(), dist.get_world_size())
 
 

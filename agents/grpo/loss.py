@@ -1,6 +1,7 @@
 """Token-level PPO-clip loss with separate low/high clip and an optional k3 KL to a reference.
 
-For every sampled token k of every turn sample (advantage ``A`` of its trajectory)::
+For every sampled token k of every turn sample (advantage ``A`` of its trajectory, or the cut
+turn's own under ``cut_turn=penalty``)::
 
     ratio_k  = exp(logp_k - old_logp_k)
     pg_loss1 = -A * ratio_k
@@ -15,10 +16,12 @@ on the same weights: the tokens were drawn from the sampler's distribution, the 
 against the trainer's, so each token's policy-gradient term is reweighted by their ratio,
 truncated at ``C`` to bound the variance (verl's and prime-rl's TIS).
 
-The caller sums ``loss_k`` over the loss mask and divides by the number of sampled tokens in
-the whole optimizer batch (token mean, global denominator), so splitting a batch into
-micro-batches changes nothing. ``logp`` is ``log_softmax(logits / T)`` at the sampling
-temperature ``T``.
+The caller weighs each sample's ``loss_k`` with weights fixed over the whole optimizer batch
+(``GRPOConfig.loss_norm``: by default ``1 / (sampled tokens)``, the token mean with a global
+denominator), so splitting a batch into micro-batches changes nothing. ``logp`` is
+``log_softmax(logits / T)`` at the sampling temperature ``T``, ``logits`` being what the
+model's own forward returns, its post-processing included (Gemma-2's final soft-capping,
+Granite's ``logits_scaling``, Cohere's ``logit_scale``, ...): the sampler draws from those.
 
 Example:
     >>> import torch
@@ -31,6 +34,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +46,11 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
                    with_entropy: bool = False) -> tuple[Any, Any]:
     """Log-probabilities of the next token at every loss position, and optionally the entropy.
 
-    Only positions in ``batch["loss_mask"]`` go through the output head and the softmax (the
-    prompt's positions are most of a windowed sample and need neither).
+    The model's full forward computes the logits, so whatever it does after its output head
+    (soft-capping, scaling) is in them, as in the sampler's. Only the positions from the
+    earliest loss position on go through the head (``logits_to_keep``; the prompt's positions
+    are most of a windowed sample and need no logits), and only loss positions through the
+    softmax.
 
     Returns:
         ``(logp, entropy)``: both (B, T-1) aligned with ``batch["targets"]``, zero outside the
@@ -55,11 +63,19 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
     lm = causal_lm(model)  # a peft wrapper's adapters live inside its causal LM's layers
     device = next(lm.parameters()).device
     mask = batch["loss_mask"].to(device)  # (B, T-1)
-    body = getattr(lm, lm.base_model_prefix)
-    hidden = body(input_ids=batch["input_ids"].to(device),
-                  attention_mask=batch["attention_mask"].to(device),
-                  use_cache=False).last_hidden_state[:, :-1]  # (B, T-1, H)
-    logits = lm.get_output_embeddings()(hidden[mask]).float()  # (N, V)
+    input_ids = batch["input_ids"].to(device)  # (B, T)
+    width = input_ids.shape[1]
+    rows = mask.any(dim=0).nonzero()
+    first = int(rows[0]) if len(rows) else width - 1  # earliest position with a loss target
+    kwargs: dict[str, Any] = {}
+    if _takes_logits_to_keep(type(lm)):
+        kwargs["logits_to_keep"] = width - first  # positions first .. T-1
+    else:
+        first = 0
+    out = lm(input_ids=input_ids, attention_mask=batch["attention_mask"].to(device),
+             use_cache=False, **kwargs)
+    kept = out.logits[:, :width - 1 - first] if first < width - 1 else out.logits[:, :0]
+    logits = kept[mask[:, first:]].float()  # (N, V), row-major like mask's True positions
     if temperature > 0:
         logits = logits / temperature
     logsm = torch.log_softmax(logits, dim=-1)
@@ -72,6 +88,11 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
             entropy = torch.zeros(mask.shape, dtype=ent.dtype, device=device).masked_scatter(
                 mask, ent)
     return logp, entropy
+
+
+@functools.cache
+def _takes_logits_to_keep(cls: type) -> bool:
+    return "logits_to_keep" in inspect.signature(cls.forward).parameters
 
 
 @dataclass

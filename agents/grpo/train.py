@@ -15,17 +15,21 @@ What one step does, exactly as implemented:
    ``(r - mean) / (std + 1e-4)``; ``mean`` and ``batch`` as options), copied to every turn of
    the trajectory. Zero-variance groups and unscored episodes are dropped and counted.
 4. **Samples.** One per turn: prompt ids + sampled ids, loss on the sampled ids only. A turn cut
-   by ``max_new_tokens`` is never sent to the env: it stops its episode, and the whole
-   trajectory is masked (left out of the loss and its group's statistics) by default, or scores
-   a named penalty (``cut_turn``), so no -1.0 from a cut reaches earlier turns.
+   by ``max_new_tokens`` is never sent to the env: it stops its episode. By default
+   (``cut_turn=mask``) the whole trajectory is masked (left out of the loss and its group's
+   statistics); with ``penalty`` the trajectory keeps its env reward (0.0) in its group and
+   only the cut turn's own sample is charged: ``min(A, 0) + cut_turn_reward``. No penalty
+   reaches earlier turns or other trajectories.
 5. **Update.** ``optimizer_steps_per_step`` AdamW steps (1 by default) whatever the number of
-   turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, token mean over the
-   mini-batch, optional k3 KL to the frozen starting model (off by default); gradient
-   accumulation over micro-batches by token budget; gradient norm clipped to 1.0. With one
-   optimizer step the ratio is exactly 1, so the clip never binds (plain policy gradient); it
-   matters with several.
+   turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, the token losses
+   summed per ``loss_norm`` (token mean over the mini-batch by default; each trajectory
+   weighing the same, or a constant divisor, as options), optional k3 KL to the frozen
+   starting model (off by default); dropout off; gradient accumulation over micro-batches by
+   token budget; gradient norm clipped to 1.0. With one optimizer step the ratio is exactly 1,
+   so the clip never binds (plain policy gradient); it matters with several.
 6. **Sync.** The vLLM engine (when it samples) gets every tensor, ``lm_head`` included, in
-   memory (a LoRA adapter merged in).
+   memory (a LoRA adapter merged in), whenever the optimizer stepped, also on a rank that had
+   no samples of its own (its weights moved with the others' gradients).
 
 Data parallel (``torchrun``, :mod:`agents.grpo.distributed`): each rank runs whole groups of
 the step, and the summed gradient equals the one-process gradient of the whole batch.
@@ -34,8 +38,9 @@ the step, and the summed gradient equals the one-process gradient of the whole b
    resumed run repeats the next step exactly.
 
 Departures from the GRPO paper: multi-turn episodes split into per-turn samples (each
-conditioned on the window, as sampled), token-mean over the batch instead of per-sequence means,
-clip-higher, KL off by default.
+conditioned on the window, as sampled), token-mean over the batch instead of per-sequence means
+by default (``loss_norm=seq_mean_token_mean`` gives the per-trajectory mean), clip-higher, KL
+off by default.
 
 Example:
     >>> trainer = GRPOTrainer(model, tokenizer, envs, policy, setup)   # doctest: +SKIP
@@ -48,15 +53,16 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import AgentConfigError
 from ..precision import DType
 from . import metrics as M
 from .advantages import compute_advantages
 from .batching import build_samples, trajectory_credit
 from .checkpoint import load_optimizer_state, save_checkpoint
-from .config import GRPOConfig, OptimConfig, RolloutConfig
+from .config import CutTurnMode, GRPOConfig, LossNorm, OptimConfig, RolloutConfig
 from .distributed import DistInfo, all_gather_objects, all_reduce, shard_groups
 from .rollout import EpisodeSpec, RolloutTimings, Trajectory, collect_episodes, list_tasks
 from .update import grpo_update
@@ -81,6 +87,20 @@ class GRPOSetup:
     """Save a checkpoint every this many steps (0: only when ``train`` ends)."""
     dtype: DType = DType.FLOAT32
     """The run's precision (bfloat16: the trainer's forward passes run under autocast)."""
+
+
+def _with_loss_norm_constant(setup: GRPOSetup, sampling: Any) -> GRPOSetup:
+    """``setup`` with Dr. GRPO's divisor filled in when ``loss_norm`` is constant and none was
+    given: the mini-batch's episodes x ``max_turns`` x ``max_new_tokens`` (its most tokens)."""
+    grpo = setup.grpo
+    if grpo.effective_loss_norm is not LossNorm.CONSTANT or grpo.loss_norm_constant is not None:
+        return setup
+    if sampling is None:
+        raise AgentConfigError("GRPOConfig.loss_norm constant: set GRPOConfig.loss_norm_constant "
+                               "(this policy reports no max_new_tokens to derive it from).")
+    episodes = setup.rollout.episodes_per_step / setup.optim.optimizer_steps_per_step
+    constant = episodes * setup.rollout.max_turns * sampling.max_new_tokens
+    return replace(setup, grpo=replace(grpo, loss_norm_constant=float(constant)))
 
 
 def step_specs(tasks: list[tuple[str, int]], rollout: RolloutConfig, seed: int, step: int
@@ -134,6 +154,14 @@ class GRPOTrainer:
                              f"groups_per_step * group_size / processes = {local}.")
         if setup.grpo.kl_coef > 0 and ref_model is None:
             raise ValueError("GRPOConfig.kl_coef > 0 needs a frozen ref_model.")
+        sampling = getattr(policy, "sampling", None)
+        if sampling is not None and sampling.top_p < 1:
+            raise AgentConfigError(
+                f"SamplingConfig.top_p={sampling.top_p} in GRPO: the loss's log-probabilities "
+                "are of the full softmax(logits / T), not of the nucleus the tokens were drawn "
+                "from, so every step would be off-policy. Sample GRPO rollouts with top_p=1.0 "
+                "(evaluation may use any top_p).")
+        setup = _with_loss_norm_constant(setup, sampling)
         self.model, self.tokenizer, self.envs, self.policy = model, tokenizer, envs, policy
         self.setup = setup
         self.ref_model = ref_model
@@ -165,10 +193,11 @@ class GRPOTrainer:
         timings = RolloutTimings()
         trajs = collect_episodes(self.envs, self.policy, specs, timings)
         self.last_trajectories = trajs
-        rewards, scored = trajectory_credit(trajs, s.grpo.cut_turn, s.grpo.cut_turn_reward)
+        rewards, scored = trajectory_credit(trajs, s.grpo.cut_turn)
         adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored,
                                  s.grpo.advantage, s.grpo.adv_eps)
-        samples = build_samples(trajs, adv.values, adv.trainable)
+        penalty = s.grpo.cut_turn_reward if s.grpo.cut_turn is CutTurnMode.PENALTY else None
+        samples = build_samples(trajs, adv.values, adv.trainable, penalty)
         masked = sum(t.is_cut and not ok for t, ok in zip(trajs, scored, strict=True))
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
@@ -178,7 +207,8 @@ class GRPOTrainer:
         t2 = time.perf_counter()
         sync_s = 0.0
         load_weights = getattr(self.policy.backend, "load_weights", None)
-        if samples and callable(load_weights):
+        if stats["loss/optimizer_steps"] > 0 and callable(load_weights):
+            # the weights moved: on every rank that stepped, its own samples or none
             sync_s = load_weights(self.model)
         self.step_idx += 1
         zero_std, groups = float(adv.zero_std_groups), float(adv.groups)

@@ -2,10 +2,21 @@
 
 The samples are split, in order, into ``optimizer_steps_per_step`` mini-batches. Each
 mini-batch is one optimizer step: its micro-batches (by token budget) each add
-``sum(loss_k) / N`` to the gradient, ``N`` being the mini-batch's sampled-token count, so the
-gradient is the token mean over the mini-batch whatever the packing. The gradient norm is
-clipped, then AdamW steps. With one mini-batch the "old" log-probabilities are the current ones
-detached (the ratio is exactly 1); with more, they are computed once before the first step.
+``sum_k w_s * loss_k`` to the gradient, the weight ``w_s`` of a sample's tokens being fixed
+for the whole mini-batch by ``GRPOConfig.loss_norm`` (:func:`sample_weights`): ``1 / N`` with
+``N`` the mini-batch's sampled tokens (token_mean, the default), ``1 / (T_j * J)`` with ``T_j``
+the tokens of the sample's trajectory in the mini-batch and ``J`` its trajectories
+(seq_mean_token_mean: each trajectory weighs the same), or ``1 / C`` (constant, Dr. GRPO). So
+the gradient does not depend on the packing. The gradient norm is clipped, then AdamW steps.
+With one mini-batch the "old" log-probabilities are the current ones detached (the ratio is
+exactly 1); with more, they are computed once before the first step.
+
+Dropout is off for the whole update (every ``torch.nn.Dropout``, LoRA's included, and the
+attention dropout of transformers models), as it is in the sampler, which runs the model in
+eval mode: the tokens were drawn from the dropout-free policy, so its log-probabilities are
+the ones to differentiate, the ratio is exactly 1 at the first optimizer step and the
+sampler-trainer gap measures numerics only. The model stays in train mode otherwise (gradient
+checkpointing works only there).
 
 Forward passes run under the run's precision (:func:`agents.precision.autocast`). The "old"
 log-probabilities are the trainer's before the update, so comparing them with the sampler's
@@ -20,18 +31,20 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..errors import AgentConfigError
 from ..precision import DType, autocast
 from . import metrics as M
 from .batching import TrainSample, collate, pack_micro_batches
-from .config import GRPOConfig, OptimConfig
+from .config import GRPOConfig, LossNorm, OptimConfig
 from .distributed import all_reduce, all_reduce_grads
 from .loss import ppo_clip_loss, token_logprobs
 
-__all__ = ["grpo_update", "split_even"]
+__all__ = ["grpo_update", "split_even", "sample_weights", "dropout_off"]
 
 
 def split_even(n: int, parts: int, keep_empty: bool = False) -> list[range]:
@@ -53,19 +66,107 @@ def split_even(n: int, parts: int, keep_empty: bool = False) -> list[range]:
     return out
 
 
+@contextlib.contextmanager
+def dropout_off(model: Any) -> Iterator[None]:
+    """Run ``model`` with every dropout at 0 (restored on exit), leaving train mode alone.
+
+    Covers ``torch.nn.Dropout`` modules (peft's ``lora_dropout`` too) and the float
+    ``attention_dropout`` / ``dropout`` attributes transformers attention modules pass to
+    their kernels.
+
+    Example:
+        >>> import torch
+        >>> net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.5)).train()
+        >>> with dropout_off(net):
+        ...     net[1].p
+        0.0
+        >>> net[1].p, net.training
+        (0.5, True)
+    """
+    import torch
+
+    saved: list[tuple[Any, str, float]] = []
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.dropout._DropoutNd):
+            saved.append((module, "p", module.p))
+        for name in ("attention_dropout", "attn_dropout", "dropout"):
+            value = getattr(module, name, None)
+            if isinstance(value, float) and not isinstance(value, bool):
+                saved.append((module, name, value))
+    try:
+        for module, name, _ in saved:
+            setattr(module, name, 0.0)
+        yield
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
+
+
+def sample_weights(samples: Sequence[TrainSample], norm: LossNorm | str,
+                   constant: float | None = None, is_distributed: bool = False
+                   ) -> tuple[list[float], int]:
+    """The weight of each sample's token losses in one mini-batch's loss, and its token count.
+
+    Counts are over the whole mini-batch, every rank's share of it when ``is_distributed``
+    (a trajectory never spans ranks: whole groups run per rank).
+
+    Args:
+        samples: the mini-batch (this rank's share).
+        norm: token_mean (``1 / tokens``), seq_mean_token_mean (``1 / (trajectory's tokens x
+            trajectories)``) or constant (``1 / constant``).
+        constant: the divisor of ``constant``.
+        is_distributed: sum the counts over the process group (every rank must call).
+
+    Returns:
+        ``(weights, tokens)``: one weight per sample, and the mini-batch's sampled tokens (all
+        ranks).
+
+    Example:
+        >>> s = [TrainSample((1,), (2, 3, 4), 1.0, (), 0), TrainSample((1,), (5,), 1.0, (), 0),
+        ...      TrainSample((1,), (6, 7), 1.0, (), 1)]
+        >>> sample_weights(s, "token_mean")
+        ([0.1666..., 0.1666..., 0.1666...], 6)
+        >>> sample_weights(s, "seq_mean_token_mean")[0]
+        [0.125, 0.125, 0.25]
+    """
+    norm = LossNorm.coerce(norm)
+    keys = [("t", s.trajectory) if s.trajectory is not None else ("s", k)
+            for k, s in enumerate(samples)]
+    per_traj: dict[Any, int] = {}
+    for key, s in zip(keys, samples, strict=True):
+        per_traj[key] = per_traj.get(key, 0) + len(s.completion_ids)
+    tokens, trajectories = sum(per_traj.values()), len(per_traj)
+    if is_distributed:
+        tokens, trajectories = (int(x) for x in all_reduce([tokens, trajectories]))
+    if norm is LossNorm.TOKEN_MEAN:
+        return [1.0 / tokens] * len(samples), tokens
+    if norm is LossNorm.SEQ_MEAN_TOKEN_MEAN:
+        return [1.0 / (per_traj[key] * trajectories) for key in keys], tokens
+    if constant is None or constant <= 0:
+        raise AgentConfigError("GRPOConfig.loss_norm constant needs loss_norm_constant > 0 "
+                               "(GRPOTrainer derives one; direct grpo_update callers set it).")
+    return [1.0 / constant] * len(samples), tokens
+
+
 def _old_logprobs(model: Any, samples: Sequence[TrainSample], budget: int, pad_id: int,
                   temperature: float, dtype: DType) -> list[Any]:
+    """The policy's log-probabilities before the update, in eval mode (as it sampled)."""
     import torch
 
     olds: list[Any] = [None] * len(samples)
     device = next(model.parameters()).device
-    with torch.no_grad():
-        for micro in pack_micro_batches(samples, budget, sort_by_length=True):
-            batch = collate([samples[k] for k in micro], pad_id)
-            with autocast(dtype, device):
-                logp, _ = token_logprobs(model, batch, temperature)
-            for row, k in enumerate(micro):
-                olds[k] = logp[row, :samples[k].length - 1].detach()
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            for micro in pack_micro_batches(samples, budget, sort_by_length=True):
+                batch = collate([samples[k] for k in micro], pad_id)
+                with autocast(dtype, device):
+                    logp, _ = token_logprobs(model, batch, temperature)
+                for row, k in enumerate(micro):
+                    olds[k] = logp[row, :samples[k].length - 1].detach()
+    finally:
+        model.train(was_training)
     return olds
 
 
@@ -135,7 +236,7 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
         model: the policy being trained (put in train mode here).
         optimizer: its optimizer (AdamW).
         samples: the step's turn samples (already filtered: trainable, unmasked).
-        grpo: clip range, KL weight.
+        grpo: clip range, KL weight, loss normalisation.
         optim: mini-batches, token budget, gradient clipping.
         temperature: the sampling temperature (log-probabilities are at this temperature).
         pad_id: padding id of the tokenizer.
@@ -165,53 +266,59 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
     if lr is not None:
         for group in optimizer.param_groups:
             group["lr"] = lr
+    norm = grpo.effective_loss_norm
     model.train()
+    if ref_model is not None:
+        ref_model.eval()
     budget = optim.micro_batch_tokens
     minibatches = split_even(len(samples), steps, keep_empty=is_distributed)
-    olds = (_old_logprobs(model, samples, budget, pad_id, temperature, dtype)
-            if len(minibatches) > 1 and samples else None)
     device = next(model.parameters()).device
     gap = _SamplerGap()
     params = [p for p in model.parameters() if p.requires_grad]
     total_tokens = 0
     trained_tokens = 0
-    for mb in minibatches:
-        mb_samples = [samples[k] for k in mb]
-        n_tokens = sum(len(s.completion_ids) for s in mb_samples)
-        if is_distributed:  # the token mean is over the whole step's mini-batch, all ranks
-            n_tokens = int(all_reduce([n_tokens])[0])
-        optimizer.zero_grad(set_to_none=True)
-        for micro in pack_micro_batches(mb_samples, budget, sort_by_length=True):
-            batch = collate([mb_samples[k] for k in micro], pad_id)
-            with autocast(dtype, device):
-                logp, entropy = token_logprobs(model, batch, temperature, with_entropy=True)
-            mask = batch["loss_mask"].to(logp.device)
-            if olds is None:
-                old = logp.detach()
-            else:
-                old = _pad_rows([olds[mb[k]] for k in micro], logp.shape[1])
-            ref = None
-            if grpo.kl_coef > 0:
-                with torch.no_grad(), autocast(dtype, device):
-                    ref, _ = token_logprobs(ref_model, batch, temperature)
-            weight = gap.add(old, batch, mask, grpo.tis_cap)
-            terms = ppo_clip_loss(logp, old, batch["advantages"], mask, grpo.clip_low,
-                                  grpo.clip_high, ref, grpo.kl_coef, weight)
-            (terms.token_loss.sum() / n_tokens).backward()
-            stats["loss/policy"] += terms.policy_loss
-            stats["loss/clip_frac_low"] += terms.clip_low
-            stats["loss/clip_frac_high"] += terms.clip_high
-            stats["loss/approx_kl"] += terms.approx_kl
-            stats["loss/kl_ref"] += terms.kl_ref
-            stats["loss/entropy"] += float((entropy * mask).sum())
-            trained_tokens += int(batch["attention_mask"].sum())
-        if is_distributed:
-            all_reduce_grads(params)
-        norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
-        stats["loss/grad_norm"] += float(norm) / len(minibatches)
-        optimizer.step()
-        stats["loss/optimizer_steps"] += 1
-        total_tokens += n_tokens
+    with dropout_off(model):
+        olds = (_old_logprobs(model, samples, budget, pad_id, temperature, dtype)
+                if len(minibatches) > 1 and samples else None)
+        for mb in minibatches:
+            mb_samples = [samples[k] for k in mb]
+            # weights over the whole mini-batch, every rank's share (counts all-reduced)
+            weights, n_tokens = sample_weights(mb_samples, norm, grpo.loss_norm_constant,
+                                               is_distributed)
+            optimizer.zero_grad(set_to_none=True)
+            for micro in pack_micro_batches(mb_samples, budget, sort_by_length=True):
+                batch = collate([mb_samples[k] for k in micro], pad_id)
+                with autocast(dtype, device):
+                    logp, entropy = token_logprobs(model, batch, temperature, with_entropy=True)
+                mask = batch["loss_mask"].to(logp.device)
+                if olds is None:
+                    old = logp.detach()
+                else:
+                    old = _pad_rows([olds[mb[k]] for k in micro], logp.shape[1])
+                ref = None
+                if grpo.kl_coef > 0:
+                    with torch.no_grad(), autocast(dtype, device):
+                        ref, _ = token_logprobs(ref_model, batch, temperature)
+                weight = gap.add(old, batch, mask, grpo.tis_cap)
+                terms = ppo_clip_loss(logp, old, batch["advantages"], mask, grpo.clip_low,
+                                      grpo.clip_high, ref, grpo.kl_coef, weight)
+                row_w = torch.tensor([weights[k] for k in micro], dtype=terms.token_loss.dtype,
+                                     device=terms.token_loss.device)  # (B,)
+                (terms.token_loss.sum(-1) * row_w).sum().backward()
+                stats["loss/policy"] += terms.policy_loss
+                stats["loss/clip_frac_low"] += terms.clip_low
+                stats["loss/clip_frac_high"] += terms.clip_high
+                stats["loss/approx_kl"] += terms.approx_kl
+                stats["loss/kl_ref"] += terms.kl_ref
+                stats["loss/entropy"] += float((entropy * mask).sum())
+                trained_tokens += int(batch["attention_mask"].sum())
+            if is_distributed:
+                all_reduce_grads(params)
+            grad_norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
+            stats["loss/grad_norm"] += float(grad_norm) / len(minibatches)
+            optimizer.step()
+            stats["loss/optimizer_steps"] += 1
+            total_tokens += n_tokens
     summed = ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
               "loss/kl_ref", "loss/entropy")
     if is_distributed:

@@ -59,6 +59,8 @@ class ChatPolicy:
         self.chat = chat
         self.sampling = sampling
         self.renderer = renderer
+        self.end_ids: tuple[int, ...] = tuple(getattr(backend, "eos_ids", ()))
+        """The backend's turn-ending ids, every one stripped from the decoded action."""
         self.context_length = context_length
         self.name = name
         self.env: Any = None
@@ -136,8 +138,9 @@ class ChatPolicy:
             if ok:
                 gen = next(it)
                 if self.renderer is not None:  # token backends: decode here, one way for all
+                    text = self.renderer.decode(gen.completion_ids, self.end_ids)
                     gen = Generation(gen.prompt_ids, gen.completion_ids, gen.logprobs,
-                                     gen.finish_reason, self.renderer.decode(gen.completion_ids))
+                                     gen.finish_reason, text)
                 out.append(gen)
             else:
                 logger.debug("prompt of %d tokens over the budget of %s", len(prompt_ids[k]),

@@ -1,8 +1,14 @@
 """Sample turns with transformers ``generate``: batched with left padding, on CPU or GPU.
 
-Log-probabilities are ``log_softmax(logits / T)`` of the raw logits at each sampled position,
-the same quantity the GRPO trainer computes, so sampler and trainer agree to float tolerance.
-Generation runs in the run's precision (bfloat16: under the trainer's autocast).
+Sampling follows an explicit :class:`transformers.GenerationConfig` built from our
+:class:`~agents.policies.sampling.SamplingConfig` alone (:func:`sampling_generation_config`):
+nothing of the model's own ``generation_config`` (a repetition penalty, ``top_k``, ``top_p``,
+...) is inherited, so the tokens are drawn from ``softmax(logits / T)`` (nucleus-truncated only
+when ``top_p < 1`` is asked for). The log-probabilities recorded are of the distribution the
+tokens were actually drawn from (generate's processed scores): with ``top_p = 1`` that is
+``log_softmax(logits / T)``, the quantity the GRPO trainer computes, so sampler and trainer
+agree to float tolerance. Generation runs in the run's precision (bfloat16: under the
+trainer's autocast).
 
 Example:
     >>> policy = HFPolicy.from_pretrained(model_dir, chat=ChatFormatConfig())   # doctest: +SKIP
@@ -15,15 +21,17 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..chat_format import ChatFormatConfig, ChatRenderer
+from ..chat_format import ChatFormatConfig, ChatRenderer, end_token_ids
 from ..errors import ModelLoadError
+from ..lora import causal_lm
 from ..precision import DType, autocast
 from .chat_policy import ChatPolicy
 from .sampling import Generation, SamplingConfig, trim_at_eos
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["HFBackend", "HFPolicy", "load_model_and_tokenizer", "resolve_device"]
+__all__ = ["HFBackend", "HFPolicy", "load_model_and_tokenizer", "resolve_device",
+           "sampling_generation_config"]
 
 
 def resolve_device(device: str) -> str:
@@ -57,6 +65,33 @@ def load_model_and_tokenizer(path: str, device: str = "auto", dtype: str = "floa
     return model.to(resolve_device(device)), tokenizer
 
 
+def sampling_generation_config(s: SamplingConfig, eos_ids: Sequence[int], pad_id: int) -> Any:
+    """The complete :class:`transformers.GenerationConfig` for sampling one turn with ``s``.
+
+    Every option transformers would otherwise take from the model's own generation config or
+    its global defaults (``top_k`` 50 among them) is set here, to the value that leaves the
+    distribution alone (``top_k`` 0 when sampling; greedy decoding ignores it); :class:`HFBackend` also swaps it in as the model's config for the call,
+    so not even options missing here are inherited.
+
+    Example:
+        >>> cfg = sampling_generation_config(SamplingConfig(temperature=0.7), [2], 0)
+        >>> cfg.do_sample, cfg.temperature, cfg.top_k, cfg.top_p, cfg.repetition_penalty
+        (True, 0.7, 0, 1.0, 1.0)
+    """
+    from transformers import GenerationConfig
+
+    greedy = s.is_greedy
+    return GenerationConfig(
+        do_sample=not greedy, temperature=1.0 if greedy else s.temperature,
+        top_p=1.0 if greedy else s.top_p, top_k=None if greedy else 0, min_p=None,
+        typical_p=1.0,
+        epsilon_cutoff=0.0, eta_cutoff=0.0, repetition_penalty=1.0, no_repeat_ngram_size=0,
+        encoder_repetition_penalty=1.0, encoder_no_repeat_ngram_size=0, length_penalty=1.0,
+        min_length=0, min_new_tokens=None, num_beams=1, num_return_sequences=1,
+        max_new_tokens=s.max_new_tokens, pad_token_id=pad_id, eos_token_id=list(eos_ids),
+        bos_token_id=None, output_scores=True, return_dict_in_generate=True, use_cache=True)
+
+
 class HFBackend:
     """Batched ``model.generate`` over token-id prompts.
 
@@ -76,9 +111,8 @@ class HFBackend:
         self.batch_size = batch_size
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None \
             else tokenizer.eos_token_id
-        eos = model.generation_config.eos_token_id
-        eos_list = eos if isinstance(eos, list) else [eos]
-        self.eos_ids = [e for e in [tokenizer.eos_token_id, *eos_list] if e is not None]
+        self.eos_ids = list(end_token_ids(tokenizer, model.generation_config))
+        """Every id that ends a turn: the tokenizer's end-of-turn and the model's EOS ids."""
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
                  prompt_ids: Sequence[Sequence[int] | None], seed: int | None,
@@ -106,23 +140,23 @@ class HFBackend:
         for row, p in enumerate(prompts):  # left padding: every prompt ends at the same column
             input_ids[row, width - len(p):] = torch.tensor(list(p), dtype=torch.long)
             attention[row, width - len(p):] = 1
-        was_training = self.model.training
+        config = sampling_generation_config(s, self.eos_ids, self.pad_id)
+        lm = causal_lm(self.model)
+        was_training, own_config = self.model.training, lm.generation_config
         self.model.eval()
+        lm.generation_config = config  # generate fills unset options from the model's config
         try:
             with torch.no_grad(), autocast(self.dtype, device):
                 result = self.model.generate(
                     input_ids=input_ids.to(device), attention_mask=attention.to(device),
-                    do_sample=not s.is_greedy, temperature=None if s.is_greedy else s.temperature,
-                    top_p=None if s.is_greedy else s.top_p, top_k=None,
-                    max_new_tokens=s.max_new_tokens, pad_token_id=self.pad_id,
-                    eos_token_id=self.eos_ids, output_logits=True, return_dict_in_generate=True)
+                    generation_config=config)
         finally:
+            lm.generation_config = own_config
             self.model.train(was_training)
         new = result.sequences[:, width:].cpu()  # (B, T_new)
-        logits = torch.stack(result.logits, dim=1).float().cpu()  # (B, T_new, V) raw logits
-        if not s.is_greedy:
-            logits = logits / s.temperature
-        logp = torch.log_softmax(logits, dim=-1).gather(-1, new.unsqueeze(-1)).squeeze(-1)
+        # the processed scores: exactly the distribution each token was drawn from
+        scores = torch.stack(result.scores, dim=1).float().cpu()  # (B, T_new, V)
+        logp = torch.log_softmax(scores, dim=-1).gather(-1, new.unsqueeze(-1)).squeeze(-1)
         gens = []
         for row, p in enumerate(prompts):
             ids, stopped = trim_at_eos(new[row].tolist(), self.eos_ids)

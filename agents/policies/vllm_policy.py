@@ -161,6 +161,17 @@ def _reload_in_worker(worker: Any, weights: list[tuple[str, Any]] | None = None,
         reload_logger.removeFilter(quiet)
 
 
+def _generation_eos_ids(model_path: str) -> tuple[int, ...]:
+    """The ``eos_token_id`` list of the folder's ``generation_config.json`` (none: ())."""
+    from transformers import GenerationConfig
+
+    try:
+        eos = GenerationConfig.from_pretrained(model_path, local_files_only=True).eos_token_id
+    except OSError:
+        return ()
+    return tuple(eos) if isinstance(eos, (list, tuple)) else (() if eos is None else (eos,))
+
+
 class VLLMBackend:
     """vLLM's ``LLM`` engine over token-id prompts.
 
@@ -168,7 +179,9 @@ class VLLMBackend:
         model_path: a folder with a transformers model and tokenizer.
         sampling: temperature, top-p, max new tokens.
         engine: engine settings.
-        eos_ids: ids that end a turn (default: the tokenizer's end-of-turn token).
+
+    ``eos_ids`` holds the model's generation-config EOS ids, on which vLLM stops besides the
+    tokenizer's (each is stripped from the action text).
     """
 
     def __init__(self, model_path: str, sampling: SamplingConfig,
@@ -213,6 +226,7 @@ class VLLMBackend:
         self.dtype = str(self.llm.llm_engine.model_config.dtype).removeprefix("torch.")
         """The precision the engine actually computes in (``float32``, ``bfloat16``, ...)."""
         self._weights_dir: tempfile.TemporaryDirectory[str] | None = None
+        self.eos_ids = _generation_eos_ids(model_path)
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
                  prompt_ids: Sequence[Sequence[int] | None], seed: int | None,

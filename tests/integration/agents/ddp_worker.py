@@ -1,9 +1,10 @@
 """One rank of the two-process GRPO tests (launched by torchrun from test_agents_ddp.py).
 
-``MODEL SAMPLES OUT``: (1) this rank's share of a fixed batch through ``grpo_update``, then
+``MODEL SAMPLES OUT``: (1) this rank's share of a fixed batch through ``grpo_update`` (once per
+loss normalisation), then
 (2) one whole ``GRPOTrainer.step`` on spotify, rollouts split by group, from a fresh copy of
-the model. Each rank writes its parameters and what it ran to ``OUT/update<r>.pt`` and
-``OUT/step<r>.pt``.
+the model, then (3) its next step with no samples on rank 1. Each rank writes its parameters
+and what it ran to ``OUT/update<r>_<norm>.pt``, ``OUT/step<r>.pt`` and ``OUT/nosamples<r>.pt``.
 """
 
 from __future__ import annotations
@@ -21,13 +22,17 @@ def _update(world, model_dir: str, samples_path: str, out: str) -> None:
     from agents.policies.hf_policy import load_model_and_tokenizer
 
     with open(samples_path, "rb") as handle:
-        samples, temperature = pickle.load(handle)
-    model, tok = load_model_and_tokenizer(model_dir, "cpu")
-    opt = torch.optim.SGD(model.parameters(), lr=1.0)
-    stats = grpo_update(model, opt, samples[world.rank::world.world_size], GRPOConfig(),
-                        OptimConfig(), temperature, tok.pad_token_id, is_distributed=True)
-    torch.save({"params": {k: v.detach() for k, v in model.named_parameters()},
-                "stats": stats}, f"{out}/update{world.rank}.pt")
+        samples, temperature, norms = pickle.load(handle)
+    # whole trajectories per rank, as the trainer's whole groups give
+    mine = [s for s in samples if s.trajectory % world.world_size == world.rank]
+    for norm in norms:
+        model, tok = load_model_and_tokenizer(model_dir, "cpu")
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)
+        stats = grpo_update(model, opt, mine, GRPOConfig(loss_norm=norm, loss_norm_constant=500.0),
+                            OptimConfig(), temperature, tok.pad_token_id, is_distributed=True)
+        torch.save({"params": {k: v.detach() for k, v in model.named_parameters()},
+                    "stats": stats, "local_samples": len(mine)},
+                   f"{out}/update{world.rank}_{norm}.pt")
 
 
 def _step(world, model_dir: str, out: str) -> None:
@@ -56,7 +61,36 @@ def _step(world, model_dir: str, out: str) -> None:
                 "metrics": metrics,
                 "specs": [(t.spec.world, t.spec.task_idx, t.spec.seed, t.spec.group)
                           for t in trainer.last_trajectories]}, f"{out}/step{world.rank}.pt")
+    _step_without_samples_on_rank_1(world, trainer, out)
     envs.close()
+
+
+def _step_without_samples_on_rank_1(world, trainer, out: str) -> None:
+    """(3) The next trainer step with rank 1 left without samples (its groups all dropped):
+    both ranks must still step and sync their sampler (a recording stand-in for vLLM's)."""
+    import torch
+
+    from agents.grpo import train
+
+    synced: list[int] = []
+    local: list[int] = []
+    build = train.build_samples
+
+    def build_on_this_rank(*args, **kwargs):
+        samples = build(*args, **kwargs) if world.rank == 0 else []
+        local.append(len(samples))
+        return samples
+
+    train.build_samples = build_on_this_rank
+    trainer.policy.backend.load_weights = lambda model: synced.append(1) or 0.0
+    try:
+        metrics = trainer.step()
+    finally:
+        train.build_samples = build
+        del trainer.policy.backend.load_weights
+    torch.save({"params": {k: v.detach() for k, v in trainer.model.named_parameters()},
+                "metrics": metrics, "local_samples": local[0], "syncs": len(synced)},
+               f"{out}/nosamples{world.rank}.pt")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Data-parallel GRPO with two real processes (torchrun, gloo on CPU).
 
-One step on two ranks, each with half the batch, must leave the parameters the single-process
-step leaves on the whole batch; a whole trainer step must run whole groups per rank and keep
-the replicas equal.
+One step on two ranks, each with half the batch (whole trajectories), must leave the parameters
+the single-process step leaves on the whole batch, for every loss normalisation; a whole trainer
+step must run whole groups per rank and keep the replicas equal; a rank left without samples
+must still step and sync its sampler.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from test_grpo import CHAT, SAMPLING, T, warm_model  # noqa: E402,F401 - fixture
 
 REPO = Path(__file__).resolve().parents[3]
 WORKER = Path(__file__).with_name("ddp_worker.py")
+NORMS = ("token_mean", "seq_mean_token_mean", "constant")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +50,7 @@ def two_ranks(warm_model, tmp_path_factory) -> tuple[Path, list]:
     samples = build_samples(trajs, np.linspace(-1.0, 1.0, len(trajs)), np.ones(len(trajs), bool))
     assert len(samples) >= 8
     with open(out / "samples.pkl", "wb") as handle:
-        pickle.dump((samples, T), handle)
+        pickle.dump((samples, T, NORMS), handle)
     env = dict(os.environ, OMP_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
@@ -58,14 +60,17 @@ def two_ranks(warm_model, tmp_path_factory) -> tuple[Path, list]:
     return out, samples
 
 
-def test_two_processes_take_the_single_process_step(warm_model, two_ranks):
+@pytest.mark.parametrize("norm", NORMS)
+def test_two_processes_take_the_single_process_step(warm_model, two_ranks, norm):
     out, samples = two_ranks
     single, tok = load_model_and_tokenizer(warm_model, "cpu")
     before = {k: v.detach().clone() for k, v in single.named_parameters()}
     opt = torch.optim.SGD(single.parameters(), lr=1.0)
-    expected = grpo_update(single, opt, samples, GRPOConfig(), OptimConfig(), T,
-                           tok.pad_token_id)
-    ranks = [torch.load(out / f"update{r}.pt", weights_only=False) for r in (0, 1)]
+    expected = grpo_update(single, opt, samples, GRPOConfig(loss_norm=norm,
+                                                            loss_norm_constant=500.0),
+                           OptimConfig(), T, tok.pad_token_id)
+    ranks = [torch.load(out / f"update{r}_{norm}.pt", weights_only=False) for r in (0, 1)]
+    assert all(r["local_samples"] > 0 for r in ranks)
     for name, value in single.named_parameters():
         assert not torch.equal(value.detach(), before[name])  # the step moved it
         for rank in ranks:
@@ -94,3 +99,13 @@ def test_a_trainer_step_splits_whole_groups_over_ranks(two_ranks):
     assert local[0] | local[1] == whole
     for r in ranks:  # every rank reports the whole step's rollouts
         assert r["metrics"]["rollout/reward_mean"] == ranks[0]["metrics"]["rollout/reward_mean"]
+
+
+def test_a_rank_without_samples_steps_and_syncs_its_sampler(two_ranks):
+    out, _ = two_ranks
+    ranks = [torch.load(out / f"nosamples{r}.pt", weights_only=False) for r in (0, 1)]
+    assert ranks[0]["local_samples"] > 0 and ranks[1]["local_samples"] == 0
+    assert [r["metrics"]["loss/optimizer_steps"] for r in ranks] == [1, 1]
+    assert [r["syncs"] for r in ranks] == [1, 1]  # rank 1's sampler gets the new weights too
+    for name, value in ranks[0]["params"].items():
+        torch.testing.assert_close(ranks[1]["params"][name], value, atol=0, rtol=0)

@@ -143,15 +143,18 @@ def _real_samples(warm_model, envs8, n=8) -> list[TrainSample]:
     return samples[:n]
 
 
-def test_micro_batch_1x8_equals_8x1(warm_model, envs8):
+@pytest.mark.parametrize("norm", ["token_mean", "seq_mean_token_mean", "constant"])
+def test_micro_batch_1x8_equals_8x1(warm_model, envs8, norm):
     samples = _real_samples(warm_model, envs8)
+    assert len({s.trajectory for s in samples}) >= 2  # trajectories of several turns
+    grpo = GRPOConfig(loss_norm=norm, loss_norm_constant=500.0)
     results = []
     for budget in (1, 10**9):  # one sample per micro-batch (8 accumulations) vs all 8 at once
         model, tok = load_model_and_tokenizer(warm_model, "cpu")
         # plain SGD: the parameter change is the gradient itself (Adam would amplify float noise
         # in near-zero gradient entries)
         opt = torch.optim.SGD(model.parameters(), lr=1.0)
-        stats = grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(
+        stats = grpo_update(model, opt, samples, grpo, OptimConfig(
             micro_batch_tokens=budget), T, tok.pad_token_id)
         results.append((_params(model), stats))
     (p1, s1), (p8, s8) = results
@@ -277,10 +280,21 @@ def test_a_cut_turn_stops_its_episode_and_no_minus_one_reaches_earlier_turns(war
     samples = build_samples(trajs, adv.values, adv.trainable)
     cut_prompts = {turn.generation.prompt_ids for t in cut for turn in t.turns}
     assert not any(s.prompt_ids in cut_prompts for s in samples)
-    # penalty: the cut trajectory trains with the named reward on every turn, not -1 from a
-    # format error
-    rewards, scored = trajectory_credit(trajs, "penalty", cut_turn_reward=-0.25)
-    assert [r for r, t in zip(rewards, trajs, strict=True) if t.is_cut] == [-0.25] * len(cut)
+    # penalty: the cut trajectory keeps its env reward (0.0) for its group; only the cut turn's
+    # own sample is charged the named penalty, on top of its trajectory's advantage when negative
+    rewards, scored = trajectory_credit(trajs, "penalty")
+    assert [r for r, t in zip(rewards, trajs, strict=True) if t.is_cut] == [0.0] * len(cut)
+    adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored)
+    samples = build_samples(trajs, adv.values, adv.trainable, cut_turn_penalty=-0.25)
+    for i, traj in enumerate(trajs):
+        if not traj.is_cut:
+            continue
+        own = [s for s in samples if s.trajectory == i]
+        assert own[-1].completion_ids == traj.turns[-1].generation.completion_ids
+        assert own[-1].advantage == pytest.approx(min(adv.values[i], 0.0) - 0.25)
+        assert own[-1].advantage < 0
+        assert [s.advantage for s in own[:-1]] == pytest.approx(
+            [adv.values[i]] * (len(own) - 1) if adv.trainable[i] else [])
 
 
 def test_sampler_trainer_gap_is_logged_and_flags_a_precision_mismatch(warm_model, envs8):

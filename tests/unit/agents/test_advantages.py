@@ -67,13 +67,47 @@ def test_a_cut_trajectory_is_masked_whole_by_default():
     assert [s.advantage for s in samples] == [1.0, -1.0]  # it left the group's statistics too
 
 
-def test_a_cut_trajectory_gets_the_named_penalty():
+def _credit(trajs, penalty=-1.0, mode="group"):
+    rewards, scored = trajectory_credit(trajs, "penalty")
+    adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored, mode, eps=0.0)
+    return adv, build_samples(trajs, adv.values, adv.trainable, penalty)
+
+
+def test_a_cut_turn_is_charged_to_its_own_sample_only():
+    # group 0: a success, a failure and a 3-turn episode stopped by a cut turn
     trajs = [_traj(0, 1.0, 1), _traj(0, 0.0, 1), _traj(0, 0.0, 3, truncation="length")]
-    rewards, scored = trajectory_credit(trajs, "penalty", cut_turn_reward=-0.5)
-    assert rewards == [1.0, 0.0, -0.5] and all(scored)
-    adv = compute_advantages(rewards, [0, 0, 0], scored, "mean")
-    samples = build_samples(trajs, adv.values, adv.trainable)
-    assert [s.advantage for s in samples][2:] == [pytest.approx(-0.5 - 0.5 / 3)] * 3
+    adv, samples = _credit(trajs, -0.5)
+    # the cut trajectory counts with its env reward (0.0), as unpenalised
+    r = np.array([1.0, 0.0, 0.0])
+    np.testing.assert_allclose(adv.values, (r - r.mean()) / r.std())
+    a_fail = adv.values[1]
+    assert [s.advantage for s in samples] == pytest.approx(
+        [adv.values[0], a_fail, a_fail, a_fail, a_fail - 0.5])  # only the cut turn pays
+    assert [s.trajectory for s in samples] == [0, 1, 2, 2, 2]
+
+
+def test_failing_quietly_is_not_rewarded_by_a_cut_in_the_group():
+    # seven plain failures and one cut: no member did better than another, so nothing but the
+    # cut turn trains (a -1.0 on the trajectory gave the seven failures +0.38 each)
+    trajs = [_traj(0, 0.0, 2) for _ in range(7)] + [_traj(0, 0.0, 4, truncation="length")]
+    adv, samples = _credit(trajs)
+    assert adv.zero_std_groups == 1 and not adv.trainable.any()
+    assert [(s.trajectory, s.advantage) for s in samples] == [(7, -1.0)]
+
+
+def test_a_cut_turn_is_never_rewarded():
+    # the cut trajectory beats format errors (-1.0): its earlier turns gain, its cut turn not
+    trajs = [_traj(0, -1.0, 1), _traj(0, -1.0, 1), _traj(0, 0.0, 2, truncation="length")]
+    adv, samples = _credit(trajs, -0.25, mode="mean")
+    assert adv.values[2] > 0
+    assert [s.advantage for s in samples][-2:] == [pytest.approx(adv.values[2]), -0.25]
+
+
+def test_a_positive_cut_turn_penalty_is_refused():
+    from agents.grpo.config import GRPOConfig
+
+    with pytest.raises(AgentConfigError, match="cut_turn_reward=0.5"):
+        GRPOConfig(cut_turn="penalty", cut_turn_reward=0.5)
 
 
 def test_unknown_mode_lists_the_choices():
