@@ -121,7 +121,7 @@ class SplitConfig:
 
 
 def _main_job_chat() -> ChatFormatConfig:
-    return ChatFormatConfig(catalogue=CatalogueMode.NONE, max_observation_chars=200)
+    return ChatFormatConfig(catalogue=CatalogueMode.COMPACT, max_observation_chars=200)
 
 
 def _main_job_sampling() -> SamplingConfig:
@@ -129,15 +129,30 @@ def _main_job_sampling() -> SamplingConfig:
 
 
 def _main_job_eval() -> EvalConfig:
-    return EvalConfig(temperature=0.7)
+    return EvalConfig(temperature=0.7, episodes_per_task=MAIN_JOB["eval_episodes"],
+                      val_episodes_per_task=MAIN_JOB["val_episodes"])
 
 
 def _main_job_rollout() -> RolloutConfig:
-    return RolloutConfig(worlds=("spotify",))
+    return RolloutConfig(groups_per_step=MAIN_JOB["groups_per_step"])
+
+
+def _main_job_sft() -> SFTConfig:
+    return SFTConfig(epochs=MAIN_JOB["sft_epochs"])
+
+
+def _main_job_model() -> ModelConfig:
+    return ModelConfig(tiny=TinyModelConfig(vocab_size=4096, max_position_embeddings=4096))
 
 
 def _main_job_grpo() -> GRPOConfig:
-    return GRPOConfig(cut_turn=CutTurnMode.PENALTY)
+    return GRPOConfig(cut_turn=CutTurnMode.PENALTY, steps=MAIN_JOB["grpo_steps"])
+
+
+MAIN_JOB = {"sft_epochs": 8, "grpo_steps": 10, "groups_per_step": 4, "eval_episodes": 4,
+            "val_episodes": 8}
+"""The main job's sizes that differ from the parts' own defaults (sized for 15 minutes on 2
+CPU cores with the compact catalogue in every prompt: docs/training.md, section 6)."""
 
 
 @dataclass(frozen=True)
@@ -146,8 +161,9 @@ class TrainConfig:
 
     run: RunConfig = field(default_factory=RunConfig)
     """Output folder, seed, device, checkpoints."""
-    model: ModelConfig = field(default_factory=ModelConfig)
-    """The starting model."""
+    model: ModelConfig = field(default_factory=_main_job_model)
+    """The starting model (the main job: the tiny model with a 4,096-token BPE and 4,096
+    positions, room for the compact catalogue's 1,100-1,900 tokens plus the window)."""
     chat: ChatFormatConfig = field(default_factory=_main_job_chat)
     """Prompt format and window (the main job hides the catalogue: the tiny model learns the
     tools from SFT)."""
@@ -168,7 +184,7 @@ class TrainConfig:
     and the gain at +0.16; GRPOConfig's own default stays ``mask``)."""
     optim: OptimConfig = field(default_factory=OptimConfig)
     """AdamW and the update schedule."""
-    sft: SFTConfig = field(default_factory=SFTConfig)
+    sft: SFTConfig = field(default_factory=_main_job_sft)
     """The warm start."""
     eval: EvalConfig = field(default_factory=_main_job_eval)
     """Evaluation before and after GRPO (at the rollout temperature)."""

@@ -110,7 +110,8 @@ def test_main_job_at_toy_size(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     text, _, last = done.stdout.rstrip().rpartition("\n")
     summary = json.loads(text)
-    assert last.startswith("success before GRPO") and " | held-out val_tasks " in last
+    assert last.startswith("success before -> after GRPO, 95% Wilson intervals: train ")
+    assert " | val_tasks " in last and " | val_worlds " in last and "significant (" in last
     assert 0.0 <= summary["success_before"] <= 1.0 and 0.0 <= summary["success_after"] <= 1.0
     # the default split (seed 0 of the built-ins) trains on 8 of spotify's 10 tasks and holds
     # out its other 2 and every task of 2 other worlds; each is evaluated before and after
