@@ -142,17 +142,17 @@ def _main_job_sft() -> SFTConfig:
 
 
 def _main_job_model() -> ModelConfig:
-    return ModelConfig(tiny=TinyModelConfig(vocab_size=4096, max_position_embeddings=4096))
+    return ModelConfig(tiny=TinyModelConfig(max_position_embeddings=4096))
 
 
 def _main_job_grpo() -> GRPOConfig:
     return GRPOConfig(cut_turn=CutTurnMode.PENALTY, steps=MAIN_JOB["grpo_steps"])
 
 
-MAIN_JOB = {"sft_epochs": 6, "grpo_steps": 8, "groups_per_step": 4, "eval_episodes": 2,
+MAIN_JOB = {"sft_epochs": 3, "grpo_steps": 6, "groups_per_step": 2, "eval_episodes": 2,
             "val_episodes": 6}
 """The main job's sizes that differ from the parts' own defaults, set by token cost for 15
-minutes on 2 idle CPU cores with the compact catalogue (1,100-1,900 tokens) in every prompt:
+minutes on 2 idle CPU cores with the compact catalogue (1,400-2,100 tokens) in every prompt:
 48 training tasks x 2 evaluation episodes (96), 12 val_tasks x 6 (72), 20 val_worlds tasks x 6
 (120); docs/training.md, section 6."""
 
@@ -164,8 +164,8 @@ class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
     """Output folder, seed, device, checkpoints."""
     model: ModelConfig = field(default_factory=_main_job_model)
-    """The starting model (the main job: the tiny model with a 4,096-token BPE and 4,096
-    positions, room for the compact catalogue's 1,100-1,900 tokens plus the window)."""
+    """The starting model (the main job: the tiny model with 4,096 positions, room for the
+    compact catalogue's 1,400-2,100 tokens plus the window)."""
     chat: ChatFormatConfig = field(default_factory=_main_job_chat)
     """Prompt format and window (the main job shows the compact catalogue: each tool's name,
     parameters and first description line, so a held-out task's tools are in the prompt)."""
@@ -174,7 +174,7 @@ class TrainConfig:
     format errors make "answer at once" a local optimum in some seeds)."""
     rollout: RolloutConfig = field(default_factory=_main_job_rollout)
     """Worlds, groups, turns, backend (the main job trains on every training world of the split,
-    4 groups x 8 rollouts per step)."""
+    2 groups x 8 rollouts per step)."""
     split: SplitConfig = field(default_factory=SplitConfig)
     """Train on a split's train subset and evaluate its held-out val_tasks and val_worlds too
     (the main job: the built-in set's seed-0 split, 0.2 of worlds and 0.2 of tasks held out;
