@@ -102,6 +102,7 @@ def test_main_job_at_toy_size(tmp_path):
            "--rollout.groups-per-step", "2", "--rollout.group-size", "2",
            "--rollout.max-turns", "2", "--rollout.backend", "hf", "--grpo.steps", "2",
            "--sft.epochs", "1", "--eval.episodes-per-task", "1",
+           "--eval.val-episodes-per-task", "1",
            "--sampling.max-new-tokens", "24", "--run.transcripts", "2",
            "--model.tiny.hidden-size", "64", "--model.tiny.num-heads", "2",
            "--model.tiny.num-kv-heads", "1", "--model.tiny.vocab-size", "1024",
