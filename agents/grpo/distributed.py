@@ -38,8 +38,8 @@ from typing import Any
 
 from .rollout import EpisodeSpec
 
-__all__ = ["DistInfo", "choose_backend", "init_distributed", "shard_groups", "all_reduce_grads", "all_reduce",
-           "all_gather_objects"]
+__all__ = ["DistInfo", "choose_backend", "init_distributed", "shard_groups", "all_reduce_grads",
+           "all_reduce", "all_gather_objects"]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ How an episode ends, recorded in :attr:`Trajectory.truncation`:
   **not** sent to the env, where it would parse as a malformed action and its -1.0 would be
   copied to every earlier turn of the trajectory; the instance stops, the cut turn is kept
   (observation ``""``, reward 0.0) and the episode scores 0.0. GRPO then masks the whole
-  trajectory or gives it a named penalty (:class:`~agents.grpo.config.CutTurnMode`).
+  trajectory or charges the cut turn's own sample a named penalty
+  (:class:`~agents.grpo.config.CutTurnMode`).
 
 Example:
     >>> specs = [EpisodeSpec("spotify", 1, seed=0, group=0)] * 2       # doctest: +SKIP

@@ -70,8 +70,9 @@ def sampling_generation_config(s: SamplingConfig, eos_ids: Sequence[int], pad_id
 
     Every option transformers would otherwise take from the model's own generation config or
     its global defaults (``top_k`` 50 among them) is set here, to the value that leaves the
-    distribution alone (``top_k`` 0 when sampling; greedy decoding ignores it); :class:`HFBackend` also swaps it in as the model's config for the call,
-    so not even options missing here are inherited.
+    distribution alone (``top_k`` 0 when sampling; greedy decoding ignores it).
+    :class:`HFBackend` also swaps it in as the model's config for the call, so not even
+    options missing here are inherited.
 
     Example:
         >>> cfg = sampling_generation_config(SamplingConfig(temperature=0.7), [2], 0)
@@ -84,8 +85,8 @@ def sampling_generation_config(s: SamplingConfig, eos_ids: Sequence[int], pad_id
     return GenerationConfig(
         do_sample=not greedy, temperature=1.0 if greedy else s.temperature,
         top_p=1.0 if greedy else s.top_p, top_k=None if greedy else 0, min_p=None,
-        typical_p=1.0,
-        epsilon_cutoff=0.0, eta_cutoff=0.0, repetition_penalty=1.0, no_repeat_ngram_size=0,
+        typical_p=1.0, epsilon_cutoff=0.0, eta_cutoff=0.0, repetition_penalty=1.0,
+        no_repeat_ngram_size=0,
         encoder_repetition_penalty=1.0, encoder_no_repeat_ngram_size=0, length_penalty=1.0,
         min_length=0, min_new_tokens=None, num_beams=1, num_return_sequences=1,
         max_new_tokens=s.max_new_tokens, pad_token_id=pad_id, eos_token_id=list(eos_ids),

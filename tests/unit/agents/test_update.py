@@ -141,3 +141,35 @@ def test_dr_grpo_divides_by_the_constant_not_the_token_count():
     constant = _delta(samples, dr_grpo)
     for name, value in token_mean.items():
         torch.testing.assert_close(constant[name], value * n / 400.0, atol=1e-7, rtol=1e-4)
+
+
+def _trainer(grpo: GRPOConfig, sampling):
+    from types import SimpleNamespace as NS
+
+    from agents.grpo.config import RolloutConfig
+    from agents.grpo.train import GRPOSetup, GRPOTrainer
+
+    rollout = RolloutConfig(groups_per_step=2, group_size=4, max_turns=5)
+    envs = NS(num_envs=8, runtime=NS(tasks=[("w", 0)]))
+    policy = NS(sampling=sampling, backend=NS())
+    setup = GRPOSetup(rollout, grpo, OptimConfig(optimizer_steps_per_step=2), 0.7)
+    return GRPOTrainer(_model(), NS(pad_token_id=0), envs, policy, setup)
+
+
+def test_dr_grpo_constant_is_the_most_tokens_a_mini_batch_can_sample():
+    from agents.policies.sampling import SamplingConfig
+
+    trainer = _trainer(GRPOConfig(advantage="mean"), SamplingConfig(max_new_tokens=32))
+    # 8 episodes over 2 optimizer steps, 5 turns of 32 tokens each
+    assert trainer.setup.grpo.loss_norm_constant == 4 * 5 * 32
+    given = _trainer(GRPOConfig(loss_norm="constant", loss_norm_constant=7.0),
+                     SamplingConfig(max_new_tokens=32))
+    assert given.setup.grpo.loss_norm_constant == 7.0
+
+
+def test_grpo_refuses_nucleus_sampling():
+    from agents.errors import AgentConfigError
+    from agents.policies.sampling import SamplingConfig
+
+    with pytest.raises(AgentConfigError, match=r"top_p=0.9 in GRPO.*top_p=1.0"):
+        _trainer(GRPOConfig(), SamplingConfig(top_p=0.9))
