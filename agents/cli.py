@@ -3,7 +3,8 @@
 * ``awm train [--<part>.<field> VALUE ...]``: the main job (:func:`agents.pipeline.run_training`);
   every field of :class:`agents.config.TrainConfig` is an option, its docstring the help text.
   The summary (success before and after, on the training tasks and on each held-out subset of
-  the run's split) goes to stdout as JSON, then as one line; progress goes to stderr.
+  the run's split) goes to stdout as JSON, then as one line with 95% Wilson intervals and which
+  changes are significant (:func:`summary_line`); progress goes to stderr.
 * ``awm agent --world W --task T --endpoint URL``: AWM's demo agent on our runtime: one episode
   of task ``T`` (an index, or the task's text) with an OpenAI-compatible endpoint; each turn is
   printed, then the verifier's verdict. Its options are the fields of :class:`AgentOptions`.
@@ -40,7 +41,7 @@ from .chat_format import CatalogueMode
 from .policies.sampling import SamplingConfig
 
 __all__ = ["add_subcommands", "train_config_from_args", "main_train", "AgentOptions",
-           "held_out_text"]
+           "summary_line", "rate_changes"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,27 +70,58 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if not summary:  # a data-parallel rank other than 0: rank 0 reports
         return 0
     print(json.dumps(summary, indent=2))
-    print(f"success before GRPO {summary['success_before']:.3f} -> after "
-          f"{summary['success_after']:.3f} ({summary['eval_episodes']} evaluation episodes, "
-          f"{summary['backend']} backend, {summary['timings']['total_s']:.0f} s)"
-          f"{held_out_text(summary)}; see {summary['run_dir']}")
+    print(summary_line(summary))
     return 0
 
 
-def held_out_text(summary: dict[str, Any]) -> str:
-    """The held-out subsets of a run's summary for its last line ("" without a split).
+def _count(rate: float, n: int) -> int:
+    return round(rate * n)
+
+
+def rate_changes(summary: dict[str, Any]) -> list[Any]:
+    """One :class:`~agents.evaluate.Change` per evaluated subset of a run's summary: ``train``,
+    then its held-out ``val_tasks`` and ``val_worlds`` (when the run had a split)."""
+    from .evaluate import Change
+
+    n = summary["eval_episodes"]
+    out = [Change("train", _count(summary["success_before"], n),
+                  _count(summary["success_after"], n), n, n)]
+    for name, v in (summary.get("held_out") or {}).items():
+        m = v["episodes"]
+        before = v.get("success_before")
+        if before is None:  # a resumed run: the first evaluation is not in this summary
+            continue
+        out.append(Change(name, _count(before, m), _count(v["success_after"], m), m, m))
+    return out
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """The main job's last line: success before -> after GRPO on each subset with 95% Wilson
+    intervals, which changes are significant, and plainly whether any held-out task was solved.
 
     Example:
-        >>> held_out_text({"held_out": {"val_tasks": {"success_before": 0.125,
-        ...     "success_after": 0.25, "episodes": 16}}})
-        ' | held-out val_tasks 0.125 -> 0.250 (16 episodes)'
+        >>> print(summary_line({"success_before": 0.3125, "success_after": 0.640625,
+        ...     "eval_episodes": 64, "backend": "vllm", "timings": {"total_s": 300.0},
+        ...     "run_dir": "out/main", "held_out": {"val_tasks": {"success_before": 0.0,
+        ...     "success_after": 0.0, "episodes": 48}}}))  # doctest: +NORMALIZE_WHITESPACE
+        success before -> after GRPO, 95% Wilson intervals: train 0.312 [0.212, 0.434] -> 0.641
+        [0.518, 0.747] (64 episodes) | val_tasks 0.000 [0.000, 0.074] -> 0.000 [0.000, 0.074]
+        (48 episodes) | significant (two-proportion z-test, p < 0.05): train +0.328 (p=0.0002);
+        not significant: val_tasks +0.000 (p=1) [0 solved before and after] | held-out: no
+        task solved, before or after (the model does not generalise to unseen tasks) | vllm
+        backend, 300 s; see out/main
     """
-    parts = []
-    for name, v in (summary.get("held_out") or {}).items():
-        before = v.get("success_before")
-        shown = "n/a" if before is None else f"{before:.3f}"
-        parts.append(f"{name} {shown} -> {v['success_after']:.3f} ({v['episodes']} episodes)")
-    return f" | held-out {', '.join(parts)}" if parts else ""
+    from .evaluate import compare_rates
+
+    changes = rate_changes(summary)
+    parts = [" | ".join(c.text() for c in changes), compare_rates(changes)]
+    held = [c for c in changes if c.name != "train"]
+    if held and all(c.before == c.after == 0 for c in held):
+        parts.append("held-out: no task solved, before or after (the model does not generalise "
+                     "to unseen tasks)")
+    parts.append(f"{summary['backend']} backend, {summary['timings']['total_s']:.0f} s; see "
+                 f"{summary['run_dir']}")
+    return "success before -> after GRPO, 95% Wilson intervals: " + " | ".join(parts)
 
 
 def main_train(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,109 @@ import numpy as np
 from .errors import AgentConfigError
 from .grpo.rollout import EpisodeSpec, Trajectory, collect_episodes, list_tasks
 
-__all__ = ["EvalConfig", "EvalResult", "evaluate_policy", "eval_specs"]
+__all__ = ["EvalConfig", "EvalResult", "evaluate_policy", "eval_specs", "wilson_interval",
+           "two_proportion_p", "Change", "compare_rates"]
+
+Z_95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval."""
+
+
+def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a success rate (95% by default).
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0 or n
+    successes, which is where small evaluations sit.
+
+    Example:
+        >>> [round(x, 3) for x in wilson_interval(0, 16)]
+        [0.0, 0.194]
+        >>> [round(x, 3) for x in wilson_interval(41, 64)]
+        [0.518, 0.747]
+        >>> wilson_interval(0, 0)
+        (0.0, 1.0)
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    if not 0 <= successes <= n:
+        raise ValueError(f"wilson_interval: successes={successes} outside [0, n={n}].")
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def two_proportion_p(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided p-value of the pooled two-proportion z-test of ``k1/n1`` against ``k2/n2``.
+
+    1.0 when the pooled rate is 0 or 1 (no variance: no evidence of a change).
+
+    Example:
+        >>> round(two_proportion_p(20, 64, 41, 64), 4)
+        0.0002
+        >>> two_proportion_p(0, 16, 0, 16)
+        1.0
+    """
+    if n1 <= 0 or n2 <= 0:
+        return 1.0
+    pooled = (k1 + k2) / (n1 + n2)
+    var = pooled * (1 - pooled) * (1 / n1 + 1 / n2)
+    if var <= 0:
+        return 1.0
+    z = (k2 / n2 - k1 / n1) / math.sqrt(var)
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+@dataclass(frozen=True)
+class Change:
+    """A success rate before and after training, with 95% Wilson intervals and the p-value of
+    the change (pooled two-proportion z-test; significant below 0.05)."""
+
+    name: str
+    before: int
+    after: int
+    n_before: int
+    n_after: int
+
+    @property
+    def p_value(self) -> float:
+        return two_proportion_p(self.before, self.n_before, self.after, self.n_after)
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < 0.05
+
+    def text(self) -> str:
+        """``name a [lo, hi] -> b [lo, hi] (n episodes)``.
+
+        Example:
+            >>> Change("train", 20, 41, 64, 64).text()
+            'train 0.312 [0.212, 0.434] -> 0.641 [0.518, 0.747] (64 episodes)'
+        """
+        def rate(k: int, n: int) -> str:
+            lo, hi = wilson_interval(k, n)
+            return f"{k / n if n else 0.0:.3f} [{lo:.3f}, {hi:.3f}]"
+        n = (f"{self.n_after}" if self.n_before == self.n_after
+             else f"{self.n_before}/{self.n_after}")
+        return (f"{self.name} {rate(self.before, self.n_before)} -> "
+                f"{rate(self.after, self.n_after)} ({n} episodes)")
+
+
+def compare_rates(changes: list[Change]) -> str:
+    """Which changes are significant (two-proportion z-test, p < 0.05), as one clause.
+
+    Example:
+        >>> compare_rates([Change("train", 20, 41, 64, 64), Change("val_tasks", 0, 0, 96, 96)])
+        'significant (two-proportion z-test, p < 0.05): train +0.328 (p=0.0002); not significant: val_tasks +0.000 (p=1) [0 solved before and after]'
+    """
+    def item(c: Change) -> str:
+        diff = c.after / max(c.n_after, 1) - c.before / max(c.n_before, 1)
+        zero = " [0 solved before and after]" if c.before == c.after == 0 else ""
+        return f"{c.name} {diff:+.3f} (p={c.p_value:.2g}){zero}"
+    sig = [item(c) for c in changes if c.significant]
+    not_sig = [item(c) for c in changes if not c.significant]
+    return (f"significant (two-proportion z-test, p < 0.05): {', '.join(sig) or 'none'}; "
+            f"not significant: {', '.join(not_sig) or 'none'}")
 
 
 @dataclass(frozen=True)

@@ -88,16 +88,22 @@ def make_split(cfg: TrainConfig) -> Split | None:
     """
     if not cfg.split.is_enabled:
         return None
-    import gymnasium as gym
-
-    path = cfg.rollout.world_set
-    if path is None:  # the env id's own world set (None: the built-ins)
-        path = gym.spec(cfg.rollout.env_id).kwargs.get("world_set")
-    world_set = get_world_set(path)
+    world_set = get_world_set(_world_set_path(cfg))
     if cfg.split.path is not None:
         return load_split(cfg.split.path, world_set)
     return split_worlds(world_set, cfg.split.val_worlds, cfg.split.val_tasks, cfg.split.seed,
                         exclude=cfg.rollout.exclude)
+
+
+def _world_set_path(cfg: TrainConfig) -> str | None:
+    """The rollout's world set directory: ``rollout.world_set``, else the env id's own (None:
+    the built-in worlds)."""
+    import gymnasium as gym
+
+    path = cfg.rollout.world_set
+    if path is None:
+        path = gym.spec(cfg.rollout.env_id).kwargs.get("world_set")
+    return None if path is None else str(path)
 
 
 def _eval_envs(cfg: TrainConfig, train_envs: Any, split: Split | None) -> dict[str, Any]:
@@ -188,7 +194,10 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     out = Path(out)
     timings = timings if timings is not None else {}
     t = time.perf_counter()
-    init = cfg.model.path or str(build_tiny_model(out / "model_init", cfg.model.tiny))
+    # the tokenizer learns from the tasks this run trains on (its split's train subset) only
+    init = cfg.model.path or str(build_tiny_model(
+        out / "model_init", cfg.model.tiny, train_tasks=list_tasks(envs),
+        world_set=_world_set_path(cfg)))
     timings["build_model_s"] = time.perf_counter() - t
     if cfg.sft.epochs == 0:
         return init

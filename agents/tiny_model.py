@@ -1,8 +1,9 @@
 """Build a tiny causal LM and its tokenizer locally: the offline default (nothing is downloaded).
 
-The tokenizer is a byte-level BPE trained on the built-in worlds' text (tasks, tool catalogues,
-reference solutions) plus a slice of the standard library's sources, so tool calls and JSON tool
-results take few tokens. It carries a ChatML chat template with the Hermes ``<tool_call>`` and
+The tokenizer is a byte-level BPE trained on the text a run may see (the training tasks, their
+reference solutions, the training worlds' tool specs and sample rows: never a held-out task or
+world) plus a slice of the standard library's sources, so tool calls and JSON tool results take
+few tokens. It carries a ChatML chat template with the Hermes ``<tool_call>`` and
 ``<tool_response>`` tokens. The model is a randomly initialised Qwen2 decoder in float32 whose
 head size (32) and block layout also run on vLLM's CPU backend. Both are written to one folder
 that ``transformers`` and vLLM load as they would any model.
@@ -23,6 +24,7 @@ import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from awm_gym.atomic_io import make_temp_dir
@@ -32,7 +34,7 @@ from .errors import AgentConfigError
 logger = logging.getLogger(__name__)
 
 __all__ = ["TinyModelConfig", "build_tiny_model", "CHAT_TEMPLATE", "SPECIAL_TOKENS", "CHATML_TOKENS",
-           "TOOL_TOKENS"]
+           "TOOL_TOKENS", "world_texts", "tokenizer_corpus"]
 
 CHAT_TEMPLATE = r"""{%- for message in messages %}
 {%- if message['role'] == 'tool' %}
@@ -101,34 +103,68 @@ class TinyModelConfig:
                                    "BPE needs at least 263 entries; use 512 or more.")
 
 
-def _world_texts() -> list[str]:
-    """Text of the built-in worlds: tasks, solutions and tool catalogues (one string each)."""
+TrainTasks = Sequence[tuple[str, int]]
+"""The ``(world, task index)`` pairs a run trains on (its split's train subset)."""
+
+
+def world_texts(tasks: TrainTasks | None = None, world_set: str | None = None) -> list[str]:
+    """Text of the worlds a run may see: tasks, reference solutions, tool specs and sample rows.
+
+    Only the ``tasks`` given contribute their task text and reference solution; only their worlds
+    contribute tool specs and sample data. Nothing of a held-out task or world (its text, its
+    solution, its verifier) enters, so the tokenizer is built from train text alone.
+
+    Args:
+        tasks: the ``(world, task index)`` pairs trained on (None: every task of every world).
+        world_set: the world set directory (None: the built-in worlds).
+
+    Example:
+        >>> texts = world_texts([("spotify", 0)])
+        >>> import awm_gym
+        >>> spotify = awm_gym.get_world_set(None)["spotify"]
+        >>> spotify.tasks[0] in texts, spotify.tasks[1] in texts
+        (True, False)
+    """
     import awm_gym
 
+    ws = awm_gym.get_world_set(world_set)
+    wanted: dict[str, list[int]] = {}
+    if tasks is None:
+        wanted = {w.name: list(range(len(w.tasks))) for w in ws}
+    else:
+        for world, idx in tasks:
+            wanted.setdefault(world, []).append(int(idx))
     texts: list[str] = []
-    for world in awm_gym.get_world_set(None):
-        texts.extend(world.tasks)
-        for sol in world.solutions:
+    for name in sorted(wanted):
+        world = ws[name]
+        if world.api_spec is not None:
+            texts.append(json.dumps(world.api_spec, ensure_ascii=False))
+        texts.extend("\n".join(t.insert_statements) for t in world.samples)
+        for idx in sorted(set(wanted[name])):
+            texts.append(world.tasks[idx])
+            sol = world.solutions[idx] if idx < len(world.solutions) else None
             if sol is None:
                 continue
             texts.extend(json.dumps({"name": c.tool, "arguments": dict(c.arguments)})
                          for c in sol.calls)
             if sol.final_answer:
                 texts.append(sol.final_answer)
-    for path in sorted(Path(awm_gym.BUILTIN_WORLDS_DIR).glob("*.jsonl")):
-        texts.append(path.read_text(encoding="utf-8"))
     return texts
 
 
-def _corpus(cfg: TinyModelConfig) -> list[str]:
+def tokenizer_corpus(cfg: TinyModelConfig, tasks: TrainTasks | None = None,
+                     world_set: str | None = None) -> list[str]:
+    """The tokenizer's training texts: :func:`world_texts` of ``tasks`` and
+    ``cfg.corpus_py_files`` standard-library sources."""
     stdlib = sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py")))
-    texts = _world_texts()
+    texts = world_texts(tasks, world_set)
     for path in stdlib[:cfg.corpus_py_files]:
         texts.append(Path(path).read_text(encoding="utf-8", errors="replace"))
     return texts
 
 
-def _build_tokenizer(cfg: TinyModelConfig) -> Any:
+def _build_tokenizer(cfg: TinyModelConfig, tasks: TrainTasks | None,
+                     world_set: str | None) -> Any:
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -138,7 +174,7 @@ def _build_tokenizer(cfg: TinyModelConfig) -> Any:
     trainer = trainers.BpeTrainer(vocab_size=cfg.vocab_size, special_tokens=list(CHATML_TOKENS),
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
-    tok.train_from_iterator(_corpus(cfg), trainer)
+    tok.train_from_iterator(tokenizer_corpus(cfg, tasks, world_set), trainer)
     # Tool markers are ordinary added tokens (as in Qwen's tokenizers): one id each, and kept
     # when text is decoded with skip_special_tokens=True (what vLLM's server does).
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TOOL_TOKENS])
@@ -177,7 +213,8 @@ def _build_model(cfg: TinyModelConfig, tokenizer: Any) -> Any:
 
 
 def build_tiny_model(out_dir: str | os.PathLike[str], cfg: TinyModelConfig | None = None,
-                     *, overwrite: bool = False) -> Path:
+                     *, train_tasks: TrainTasks | None = None, world_set: str | None = None,
+                     overwrite: bool = False) -> Path:
     """Train the tokenizer, build the random model and save both to ``out_dir`` (atomically).
 
     A folder that already holds a model built with the same config is reused as is, unless
@@ -186,7 +223,12 @@ def build_tiny_model(out_dir: str | os.PathLike[str], cfg: TinyModelConfig | Non
     Args:
         out_dir: destination folder.
         cfg: sizes and seed (defaults: :class:`TinyModelConfig`).
-        overwrite: rebuild even if ``out_dir`` holds a model built with ``cfg``.
+        train_tasks: the ``(world, task index)`` pairs the run trains on; the tokenizer sees
+            their text (and their worlds' tool specs and data) only. None: every task of
+            ``world_set`` (a run without a held-out split).
+        world_set: the world set directory (None: the built-in worlds).
+        overwrite: rebuild even if ``out_dir`` holds a model built with ``cfg`` from the same
+            tasks.
 
     Returns:
         The folder, loadable with ``AutoModelForCausalLM.from_pretrained`` and ``vllm.LLM``.
@@ -194,15 +236,18 @@ def build_tiny_model(out_dir: str | os.PathLike[str], cfg: TinyModelConfig | Non
     cfg = cfg or TinyModelConfig()
     out = Path(out_dir)
     manifest = out / "tiny_model.json"
-    if not overwrite and manifest.exists() and json.loads(manifest.read_text()) == asdict(cfg):
+    recipe = {**asdict(cfg), "world_set": world_set,
+              "train_tasks": None if train_tasks is None else sorted([w, int(i)]
+                                                                     for w, i in train_tasks)}
+    if not overwrite and manifest.exists() and json.loads(manifest.read_text()) == recipe:
         return out
-    tokenizer = _build_tokenizer(cfg)
+    tokenizer = _build_tokenizer(cfg, train_tasks, world_set)
     model = _build_model(cfg, tokenizer)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = make_temp_dir(out.parent, prefix=f".{out.name}.")
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
-    (tmp / "tiny_model.json").write_text(json.dumps(asdict(cfg), indent=2))  # manifest last
+    (tmp / "tiny_model.json").write_text(json.dumps(recipe, indent=2))  # manifest last
     if out.exists():
         shutil.rmtree(out)
     os.replace(tmp, out)

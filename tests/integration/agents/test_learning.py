@@ -1,15 +1,17 @@
-"""Learning test: from the SFT warm start, GRPO raises the success rate on the built-in worlds.
+"""Learning test: from the SFT warm start, GRPO raises the success rate on the training tasks,
+in each of two run seeds and significantly over both.
 
-Runs the main job's default configuration (tiny model, the seed-0 split of the built-in worlds,
-oracle SFT on spotify's train tasks, 20 GRPO steps of 8 x 8 rollouts) and compares the
-evaluation success rate on the training tasks (temperature 0.7, fixed seeds) before and after
-GRPO. Beside it the test reports, without asserting anything about them, the success rates on
-the tasks the run never trained on: spotify's held-out ``val_tasks`` and the held-out
-``val_worlds`` (printed, and recorded as the ``held_out`` property of the test's report). The margin is set above the run-to-run spread measured over seeds
-(docs/training.md, section 6). Slow (about 3 minutes on 2 idle CPU cores, more on a busy
-machine) and opt-in:
+Runs the main job's code path (:func:`agents.pipeline.run_training`: tiny model, the seed-0
+split of the built-in worlds, oracle SFT, GRPO with the cut-turn penalty, evaluation of train,
+val_tasks and val_worlds) in a cheaper configuration than the main job: spotify's 8 training
+tasks, no catalogue in the prompt (the tiny model learns the tools from SFT), 20 GRPO steps of
+8 x 8 rollouts, every training task evaluated 8 times (64 episodes) before and after. The
+held-out numbers are printed and recorded (the ``held_out`` property), not asserted. Slow
+(about 3 minutes per seed on 2 idle CPU cores, more on a busy machine) and opt-in:
 
-    AWM_RUN_LEARNING=1 python -m pytest -q -m slow tests/integration/agents/test_learning.py
+    AWM_RUN_LEARNING=1 python -m pytest -q -s -m slow tests/integration/agents/test_learning.py
+
+The thresholds come from the spread measured over seeds (docs/training.md, section 7).
 """
 
 from __future__ import annotations
@@ -20,31 +22,59 @@ import pytest
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.timeout(1800),
+    pytest.mark.timeout(3600),
     pytest.mark.skipif(os.environ.get("AWM_RUN_LEARNING") != "1",
                        reason="opt-in: set AWM_RUN_LEARNING=1 (takes minutes)"),
 ]
 
-MIN_GAIN = 0.25
-"""Required rise of the evaluation success rate. Measured over seeds 0, 1, 2 (docs/training.md):
-gains 0.39, 0.40, 0.71; the starting point varies by 0.15 across seeds and one 80-episode
-evaluation has a standard error of about 0.05, so 0.25 clears the run-to-run spread. On the
-seed-0 split (64 training-task episodes) with cut turns penalized: 0.312 -> 0.641 (+0.33);
-with cut turns masked the pre-split run gained only +0.16 (docs/training.md, section 6)."""
+SEEDS = (0, 1)
+"""Run seeds (SFT order, task draws, sampling); the split and the model init stay fixed."""
+MIN_GAIN = 0.10
+"""Required rise of each seed's success rate on the 64 training-task episodes. Measured on this
+configuration and code (2026-11-27, docs/training.md section 7): seed 0 +0.25 (0.234 ->
+0.484), seed 1 +0.61 (0.312 -> 0.922), seed 2 +0.22 (0.625 -> 0.844); earlier code versions
+gave +0.16 to +0.71. The difference of two 64-episode rates has a standard error of about
+0.08, so 0.10 sits more than one standard error below the smallest measured gain."""
+MAX_P = 0.01
+"""The gain pooled over the seeds (128 episodes before, 128 after) must be significant at this
+level (pooled two-proportion z-test, :func:`agents.evaluate.two_proportion_p`): a real rise,
+not one lucky seed. Measured: seeds 0 + 1 pooled 35/128 -> 90/128, p ~ 1e-12; each seed alone
+had p <= 0.005."""
 
 
-@pytest.mark.parametrize("seed", [0])
-def test_grpo_raises_success_over_the_sft_warm_start(tmp_path, seed, record_property):
+def learning_config(out_dir: str, seed: int):
+    """The learning test's configuration: the main job's defaults on spotify, no catalogue."""
+    from agents.chat_format import ChatFormatConfig
+    from agents.config import ModelConfig, RunConfig, TrainConfig
+    from agents.evaluate import EvalConfig
+    from agents.grpo.config import CutTurnMode, GRPOConfig, RolloutConfig
+    from agents.sft import SFTConfig
+
+    return TrainConfig(
+        run=RunConfig(out_dir=out_dir, seed=seed), model=ModelConfig(),
+        chat=ChatFormatConfig(catalogue="none", max_observation_chars=200),
+        rollout=RolloutConfig(worlds=("spotify",), groups_per_step=8),
+        sft=SFTConfig(epochs=24), grpo=GRPOConfig(cut_turn=CutTurnMode.PENALTY, steps=20),
+        eval=EvalConfig(temperature=0.7, episodes_per_task=8))
+
+
+def test_grpo_raises_success_over_the_sft_warm_start(tmp_path, record_property):
     pytest.importorskip("torch")
-    from agents.cli import held_out_text
-    from agents.config import RunConfig, TrainConfig
+    from agents.cli import rate_changes, summary_line
+    from agents.evaluate import two_proportion_p
     from agents.pipeline import run_training
 
-    summary = run_training(TrainConfig(run=RunConfig(out_dir=str(tmp_path / "run"), seed=seed)))
-    # shown with -s; the held-out numbers are reported, not asserted
-    print(f"train tasks: success before GRPO {summary['success_before']:.3f} -> after "
-          f"{summary['success_after']:.3f} ({summary['eval_episodes']} episodes)"
-          f"{held_out_text(summary)}")
-    record_property("held_out", summary.get("held_out"))
-    gain = summary["success_after"] - summary["success_before"]
-    assert gain >= MIN_GAIN, summary
+    counts = [0, 0, 0, 0]  # successes before, after; episodes before, after
+    gains = {}
+    for seed in SEEDS:
+        summary = run_training(learning_config(str(tmp_path / f"seed{seed}"), seed))
+        print(f"seed {seed}: {summary_line(summary)}")  # shown with -s
+        record_property(f"held_out_seed{seed}", summary.get("held_out"))
+        train = rate_changes(summary)[0]
+        gains[seed] = train.after / train.n_after - train.before / train.n_before
+        counts = [c + d for c, d in zip(counts, (train.before, train.after, train.n_before,
+                                                  train.n_after))]
+    p = two_proportion_p(counts[0], counts[2], counts[1], counts[3])
+    print(f"gains {gains}; pooled {counts[0]}/{counts[2]} -> {counts[1]}/{counts[3]}, p={p:.2g}")
+    assert all(g >= MIN_GAIN for g in gains.values()), gains
+    assert p < MAX_P, (counts, p)

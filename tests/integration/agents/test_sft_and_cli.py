@@ -102,6 +102,7 @@ def test_main_job_at_toy_size(tmp_path):
            "--rollout.groups-per-step", "2", "--rollout.group-size", "2",
            "--rollout.max-turns", "2", "--rollout.backend", "hf", "--grpo.steps", "2",
            "--sft.epochs", "1", "--eval.episodes-per-task", "1",
+           "--eval.val-episodes-per-task", "1",
            "--sampling.max-new-tokens", "24", "--run.transcripts", "2",
            "--model.tiny.hidden-size", "64", "--model.tiny.num-heads", "2",
            "--model.tiny.num-kv-heads", "1", "--model.tiny.vocab-size", "1024",
@@ -110,7 +111,8 @@ def test_main_job_at_toy_size(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     text, _, last = done.stdout.rstrip().rpartition("\n")
     summary = json.loads(text)
-    assert last.startswith("success before GRPO") and " | held-out val_tasks " in last
+    assert last.startswith("success before -> after GRPO, 95% Wilson intervals: train ")
+    assert " | val_tasks " in last and " | val_worlds " in last and "significant (" in last
     assert 0.0 <= summary["success_before"] <= 1.0 and 0.0 <= summary["success_after"] <= 1.0
     # the default split (seed 0 of the built-ins) trains on 8 of spotify's 10 tasks and holds
     # out its other 2 and every task of 2 other worlds; each is evaluated before and after
