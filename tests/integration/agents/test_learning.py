@@ -1,11 +1,10 @@
 """Learning test: from the SFT warm start, GRPO raises the success rate on the training tasks,
 in each of two run seeds and significantly over both.
 
-Runs the main job's code path (:func:`agents.pipeline.run_training`: tiny model, the seed-0
-split of the built-in worlds, oracle SFT, GRPO with the cut-turn penalty, evaluation of train,
-val_tasks and val_worlds) in a cheaper configuration than the main job: spotify's 8 training
-tasks, no catalogue in the prompt (the tiny model learns the tools from SFT), 20 GRPO steps of
-8 x 8 rollouts, every training task evaluated 8 times (64 episodes) before and after. The
+Runs the main job (:func:`agents.pipeline.run_training` with ``TrainConfig()``: tiny model, the
+seed-0 split of the built-in worlds, oracle SFT on spotify's 8 training tasks, no catalogue in
+the prompt, 20 GRPO steps of 8 x 8 rollouts with the cut-turn penalty, every training task
+evaluated 8 times (64 episodes) before and after, val_tasks and val_worlds beside them). The
 held-out numbers are printed and recorded (the ``held_out`` property), not asserted. Slow
 (about 3 minutes per seed on 2 idle CPU cores, more on a busy machine) and opt-in:
 
@@ -43,19 +42,10 @@ had p <= 0.005."""
 
 
 def learning_config(out_dir: str, seed: int):
-    """The learning test's configuration: the main job's defaults on spotify, no catalogue."""
-    from agents.chat_format import ChatFormatConfig
-    from agents.config import ModelConfig, RunConfig, TrainConfig
-    from agents.evaluate import EvalConfig
-    from agents.grpo.config import CutTurnMode, GRPOConfig, RolloutConfig
-    from agents.sft import SFTConfig
+    """The learning test's configuration: the main job's (``TrainConfig()``), with its seed."""
+    from agents.config import RunConfig, TrainConfig
 
-    return TrainConfig(
-        run=RunConfig(out_dir=out_dir, seed=seed), model=ModelConfig(),
-        chat=ChatFormatConfig(catalogue="none", max_observation_chars=200),
-        rollout=RolloutConfig(worlds=("spotify",), groups_per_step=8),
-        sft=SFTConfig(epochs=24), grpo=GRPOConfig(cut_turn=CutTurnMode.PENALTY, steps=20),
-        eval=EvalConfig(temperature=0.7, episodes_per_task=8))
+    return TrainConfig(run=RunConfig(out_dir=out_dir, seed=seed))
 
 
 def test_grpo_raises_success_over_the_sft_warm_start(tmp_path, record_property):

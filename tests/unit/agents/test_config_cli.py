@@ -110,3 +110,16 @@ def test_the_split_options():
 
     with pytest.raises(AgentConfigError, match=re.escape("val_episodes_per_task=0")):
         EvalConfig(val_episodes_per_task=0)
+
+
+def test_the_catalogue_job_options_give_the_documented_run():
+    from agents.chat_format import CatalogueMode
+    from agents.config import CATALOGUE_JOB_ARGS
+
+    cfg = train_config_from_args(_train_args(*CATALOGUE_JOB_ARGS))
+    assert cfg.rollout.worlds is None and cfg.chat.catalogue is CatalogueMode.COMPACT
+    assert cfg.model.tiny.max_position_embeddings == 4096
+    assert (cfg.sft.epochs, cfg.grpo.steps, cfg.rollout.groups_per_step) == (3, 6, 2)
+    assert (cfg.eval.episodes_per_task, cfg.eval.val_episodes_per_task) == (2, 6)
+    default = TrainConfig()  # the main job: spotify, no catalogue
+    assert default.rollout.worlds == ("spotify",) and default.chat.catalogue is CatalogueMode.NONE
