@@ -42,7 +42,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 WORLD, TASK, TOOLS = "spotify", 2, ("list_followed_artists",)
-SIDES = ("ours", "ours-pipelined", "trl")
+SIDES = ("ours", "ours-pipelined", "trl", "pipeline-ab")
+_MODES = {"ours": "plain", "ours-pipelined": "pipelined", "pipeline-ab": "ab"}
 
 
 def _peak_rss_mb() -> float:
@@ -54,10 +55,10 @@ def _row(step_s: float, episodes: int, success: float, **parts: float) -> dict[s
 
 
 # -- our trainer ---------------------------------------------------------------------------------
-def run_ours(a: argparse.Namespace, pipeline: bool) -> dict[str, Any]:
-    """Warm start on the oracle's episode of the task, then ``a.steps`` GRPO steps."""
-    import functools
-
+def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
+    """Warm start on the oracle's episode of the task, then ``a.steps`` GRPO steps; ``mode``
+    ``plain`` or ``pipelined`` for every step, ``ab`` alternating the two (plain first) on one
+    trainer, so both see the same load and nearly the same weights."""
     import torch
 
     import agents.grpo.train as train_mod
@@ -73,7 +74,7 @@ def run_ours(a: argparse.Namespace, pipeline: bool) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     torch.manual_seed(a.seed)
-    work = Path(a.work) / ("ours-pipelined" if pipeline else "ours")
+    work = Path(a.work) / f"ours-{mode}"
     cfg = TrainConfig(run=RunConfig(seed=a.seed, out_dir=str(work)),
                       model=ModelConfig(path=a.model),
                       sampling=SamplingConfig(temperature=a.temperature,
@@ -84,6 +85,12 @@ def run_ours(a: argparse.Namespace, pipeline: bool) -> dict[str, Any]:
                       optim=OptimConfig(lr=a.lr),
                       sft=SFTConfig(epochs=a.warm_start_steps, lr=1e-2, batch_size=4))
     envs = make_envs(cfg, cfg.rollout.episodes_per_step)
+    pipelined = [mode == "pipelined" or (mode == "ab" and k % 2 == 1) for k in range(a.steps)]
+    calls = iter(pipelined)
+
+    def collect(*args: Any, **kwargs: Any) -> Any:  # the trainer calls collect_episodes by name
+        return collect_episodes(*args, **kwargs, pipeline=next(calls))
+
     try:
         model, tokenizer = load_model_and_tokenizer(a.model, "cpu")
         t = time.perf_counter()
@@ -95,12 +102,11 @@ def run_ours(a: argparse.Namespace, pipeline: bool) -> dict[str, Any]:
         policy = HFPolicy(model, tokenizer, cfg.chat, cfg.sampling,
                           batch_size=cfg.rollout.hf_batch_size)
         setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature, a.seed)
-        if pipeline:  # the trainer calls collect_episodes by name
-            train_mod.collect_episodes = functools.partial(collect_episodes, pipeline=True)
+        train_mod.collect_episodes = collect
         trainer = GRPOTrainer(model, tokenizer, envs, policy, setup)
         trainer.tasks = [(WORLD, TASK)]  # the task TRL trains on
         rows = []
-        for _ in range(a.steps):
+        for k in range(a.steps):
             m = trainer.step()
             rows.append(_row(m["time/step_s"], cfg.rollout.episodes_per_step,
                              m["rollout/success_rate"], generate_s=m["time/generate_s"],
@@ -108,7 +114,7 @@ def run_ours(a: argparse.Namespace, pipeline: bool) -> dict[str, Any]:
                              sync_s=m["time/sync_s"],
                              other_s=m["time/step_s"] - m["time/generate_s"] - m["time/env_s"]
                              - m["time/train_s"] - m["time/sync_s"],
-                             turns=m["rollout/turns_per_episode"]))
+                             turns=m["rollout/turns_per_episode"], pipelined=pipelined[k]))
     finally:
         envs.close()
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb()}
@@ -234,7 +240,8 @@ def _table(results: dict[str, dict[str, Any]]) -> str:
 
 def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=3, help="GRPO steps per side")
+    p.add_argument("--steps", type=int, default=3,
+                   help="GRPO steps per side (pipeline-ab: in all, alternating)")
     p.add_argument("--sides", nargs="+", default=list(SIDES), choices=SIDES)
     p.add_argument("--groups", type=int, default=2, help="groups (tasks x seeds) per step")
     p.add_argument("--group-size", type=int, default=4, help="rollouts per group")
@@ -242,7 +249,7 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-new-tokens", type=int, default=96, help="tokens per turn (ours)")
     p.add_argument("--temperature", type=float, default=0.7)
     p.add_argument("--lr", type=float, default=1e-3, help="GRPO learning rate, both sides")
-    p.add_argument("--warm-start-steps", type=int, default=30,
+    p.add_argument("--warm-start-steps", type=int, default=40,
                    help="supervised steps on the task's reference solution before GRPO")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="write the results here (JSON)")
@@ -255,7 +262,7 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = _parse(argv)
     if a.side is not None:  # child: one side, its result as JSON on the last line
-        result = run_trl(a) if a.side == "trl" else run_ours(a, a.side == "ours-pipelined")
+        result = run_trl(a) if a.side == "trl" else run_ours(a, _MODES[a.side])
         print(json.dumps(result))
         return result
     from agents.tiny_model import TinyModelConfig, build_tiny_model
@@ -275,6 +282,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 raise RuntimeError(f"side {side} exited {done.returncode}:\n{done.stderr[-4000:]}")
             sides[side] = json.loads(done.stdout.strip().splitlines()[-1])
             print(f"{side}: {json.dumps(sides[side])}", file=sys.stderr)
+        if "pipeline-ab" in sides:  # one process, alternating: a row for each half
+            ab = sides.pop("pipeline-ab")
+            for name, flag in (("ab-plain", False), ("ab-pipelined", True)):
+                sides[name] = dict(ab, steps=[s for s in ab["steps"] if s["pipelined"] is flag])
         results.update(sides=sides, load_after=os.getloadavg(), table=_table(sides))
     print(results["table"])
     print(f"load average before {results['load_before']}, after {results['load_after']}")
