@@ -18,7 +18,8 @@ Sides:
 
 * ``ours``: :class:`agents.grpo.train.GRPOTrainer` with the transformers sampler
   (:class:`~agents.policies.hf_policy.HFPolicy`), our chat format (main job's: no catalogue,
-  window of 3 turns, observations cut at 200 characters, ``max_new_tokens`` per turn);
+  window of 3 turns, observations cut at 200 characters, ``max_new_tokens`` per turn; with
+  ``--smollm2`` the compact catalogue of all the world's tools, since no warm start taught it);
 * ``ours-pipelined``: the same with ``collect_episodes(pipeline=True)`` (env steps of one half of
   the batch in a thread while the other half samples);
 * ``trl``: ``trl.GRPOTrainer(environment_factory=...)`` with :mod:`awm_gym.integrations.trl`
