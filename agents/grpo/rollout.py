@@ -138,7 +138,9 @@ def collect_episodes(envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
         timings: accumulates sampling/env seconds when given.
         pipeline: split the instances in two halves and step one half's env in a thread while
             the policy samples the other's turn (see :func:`_collect_pipelined`); False: one
-            sampling call and one env step per turn for all instances.
+            sampling call and one env step per turn for all instances. Off in ``awm train``:
+            on a CPU with the transformers sampler it made the step slower
+            (docs/benchmarks.md, *Pipelined rollout*).
     """
     n = envs.num_envs
     if len(specs) != n:

@@ -207,7 +207,8 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
                           num_generations=a.group_size,
                           max_completion_length=a.max_turns * a.max_new_tokens + 512,
                           max_tool_calling_iterations=a.max_turns - 1,
-                          temperature=a.temperature, learning_rate=a.lr, lr_scheduler_type="constant",
+                          temperature=a.temperature, learning_rate=a.lr,
+                          lr_scheduler_type="constant",
                           max_grad_norm=1.0, logging_steps=1, report_to="none",
                           save_strategy="no", use_cpu=True, seed=a.seed)
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args,
@@ -245,7 +246,7 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb()}
 
 
-# -- the parent: build once, run each side in its own process, print --------------------------------
+# -- the parent: build once, run each side in its own process, print ----------------------------
 def _table(results: dict[str, dict[str, Any]]) -> str:
     cols = ("step_s", "generate_s", "env_s", "train_s", "sync_s", "other_s", "episodes_per_s",
             "turns", "tokens")
