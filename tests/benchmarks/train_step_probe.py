@@ -1,6 +1,6 @@
 """Whole GRPO training steps, side by side: our trainer (``awm train``) and TRL's ``GRPOTrainer``.
 
-    python tests/benchmarks/train_step_probe.py                    # 3 steps a side (~5 min)
+    python tests/benchmarks/train_step_probe.py                    # ours and trl, 3 steps each
     python tests/benchmarks/train_step_probe.py --steps 10 --out bench/train_step.json
     python tests/benchmarks/train_step_probe.py --sides ours ours-pipelined
     python tests/benchmarks/train_step_probe.py --smollm2 --lora-r 8 --lr 1e-4 \
@@ -27,7 +27,9 @@ Sides:
   every prompt, ``max_completion_length`` over all turns).
 
 Per step: wall time, split into generate / env / train / sync where the side lets us see it,
-episodes per second, and the success rate of the step's episodes.
+episodes per second, the success rate of the step's episodes, model turns and tokens per
+episode, and ``longest``: the most tokens one ``generate`` call had to run to (ours: the longest
+sampled turn; TRL: the longest completion, tool results included).
 """
 
 from __future__ import annotations
@@ -124,7 +126,10 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                              other_s=m["time/step_s"] - m["time/generate_s"] - m["time/env_s"]
                              - m["time/train_s"] - m["time/sync_s"],
                              turns=m["rollout/turns_per_episode"],
-                             tokens=m["rollout/tokens_per_episode"], pipelined=pipelined[k]))
+                             tokens=m["rollout/tokens_per_episode"],
+                             longest=max(len(t.generation.completion_ids)
+                                         for tr in trainer.last_trajectories for t in tr.turns),
+                             pipelined=pipelined[k]))
     finally:
         envs.close()
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb()}
@@ -242,14 +247,15 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     for row, log in zip(rows, logs, strict=False):
         row.update(episodes_per_s=episodes_per_step / row["step_s"], success=log["awm/success"],
                    turns=1.0 + log.get("tools/call_frequency", float("nan")),
-                   tokens=log.get("completions/mean_length", float("nan")))
+                   tokens=log.get("completions/mean_length", float("nan")),
+                   longest=log.get("completions/max_length", float("nan")))
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb()}
 
 
 # -- the parent: build once, run each side in its own process, print ----------------------------
 def _table(results: dict[str, dict[str, Any]]) -> str:
     cols = ("step_s", "generate_s", "env_s", "train_s", "sync_s", "other_s", "episodes_per_s",
-            "turns", "tokens")
+            "turns", "tokens", "longest")
     lines = ["| side | " + " | ".join(c + " (median)" for c in cols)
              + " | success per step | peak RSS MB | warm start s |",
              "|---" * (len(cols) + 4) + "|"]
@@ -266,7 +272,7 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=3,
                    help="GRPO steps per side (pipeline-ab: in all, alternating)")
-    p.add_argument("--sides", nargs="+", default=list(SIDES), choices=SIDES)
+    p.add_argument("--sides", nargs="+", default=["ours", "trl"], choices=SIDES)
     p.add_argument("--groups", type=int, default=2, help="groups (tasks x seeds) per step")
     p.add_argument("--group-size", type=int, default=4, help="rollouts per group")
     p.add_argument("--max-turns", type=int, default=4, help="model turns per episode")
