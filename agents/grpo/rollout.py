@@ -125,7 +125,8 @@ def _infos(n: int, observations: Sequence[str], worlds: Sequence[str], tasks: Se
 
 
 def collect_episodes(envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
-                     timings: RolloutTimings | None = None) -> list[Trajectory]:
+                     timings: RolloutTimings | None = None, pipeline: bool = False
+                     ) -> list[Trajectory]:
     """Run one episode per instance (``len(specs) == envs.num_envs``) and return them in order.
 
     Args:
@@ -135,65 +136,164 @@ def collect_episodes(envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
             are read after every turn); ``set_env(envs)`` is called here.
         specs: one episode per instance.
         timings: accumulates sampling/env seconds when given.
+        pipeline: split the instances in two halves and step one half's env in a thread while
+            the policy samples the other's turn (see :func:`_collect_pipelined`); False: one
+            sampling call and one env step per turn for all instances. Off in ``awm train``:
+            on a CPU with the transformers sampler it made the step slower
+            (docs/benchmarks.md, *Pipelined rollout*).
     """
     n = envs.num_envs
     if len(specs) != n:
         raise ValueError(f"collect_episodes got {len(specs)} episode specs for {n} instances; "
                          "give one per instance.")
     timings = timings if timings is not None else RolloutTimings()
-    policy.set_env(envs)
-    start = time.perf_counter()
-    obs, _ = envs.reset(seed=[s.seed for s in specs],
-                        options={"task_idx": [s.task_idx for s in specs],
-                                 "world": [s.world for s in specs]})
-    timings.env_s += time.perf_counter() - start
-    tasks = list(obs)
-    observations = list(obs)
-    turns: list[list[TurnSample]] = [[] for _ in range(n)]
-    active = np.ones(n, dtype=bool)
-    restarted = np.ones(n, dtype=bool)
-    ending: list[dict[str, Any]] = [{} for _ in range(n)]
-    while active.any():
+    run = _Run.start(envs, policy, specs, timings)
+    if pipeline and n >= 2:
+        _collect_pipelined(run, overlap=True)
+    else:
+        everyone = np.ones(n, dtype=bool)
+        while run.active.any():
+            send = run.generate(everyone)
+            if send is None:
+                break
+            run.apply_step(send, run.timed_step(send))
+    return run.trajectories()
+
+
+@dataclass
+class _Run:
+    """The state of one :func:`collect_episodes` call: every instance's turns so far."""
+
+    envs: Any
+    policy: Any
+    specs: Sequence[EpisodeSpec]
+    timings: RolloutTimings
+    tasks: list[str]
+    observations: list[str]
+    turns: list[list[TurnSample]]
+    active: np.ndarray
+    restarted: np.ndarray
+    ending: list[dict[str, Any]]
+    pending: dict[int, Generation] = field(default_factory=dict)
+    """Each sent action's generation, until the env answers it."""
+
+    @classmethod
+    def start(cls, envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
+              timings: RolloutTimings) -> _Run:
+        n = envs.num_envs
+        policy.set_env(envs)
         start = time.perf_counter()
-        actions = policy.get_action(_infos(n, observations, [s.world for s in specs], tasks,
-                                           active, restarted))
-        timings.generate_s += time.perf_counter() - start
-        restarted[:] = False
-        gens: list[Generation | None] = list(policy.last_generations)
+        obs, _ = envs.reset(seed=[s.seed for s in specs],
+                            options={"task_idx": [s.task_idx for s in specs],
+                                     "world": [s.world for s in specs]})
+        timings.env_s += time.perf_counter() - start
+        return cls(envs, policy, specs, timings, list(obs), list(obs), [[] for _ in range(n)],
+                   np.ones(n, dtype=bool), np.ones(n, dtype=bool), [{} for _ in range(n)])
+
+    def generate(self, part: np.ndarray) -> list[str | None] | None:
+        """Sample the next turn of the active instances in ``part`` (one policy call); returns
+        the actions to step (None for every other instance), or None when there is none."""
+        n = len(self.active)
+        asked = self.active & part
+        start = time.perf_counter()
+        actions = self.policy.get_action(_infos(n, self.observations,
+                                                [s.world for s in self.specs], self.tasks,
+                                                asked, self.restarted))
+        self.timings.generate_s += time.perf_counter() - start
+        self.restarted[asked] = False
+        gens: list[Generation | None] = list(self.policy.last_generations)
         send: list[str | None] = [None] * n
-        for i in np.flatnonzero(active):
+        for i in np.flatnonzero(asked):
             gen = gens[i]
             assert gen is not None  # the policy answers every active instance
-            timings.generated_tokens += len(gen.completion_ids)
+            self.timings.generated_tokens += len(gen.completion_ids)
             if gen.finish_reason == "prompt_too_long":
-                turns[i].append(TurnSample(gen, "", "", 0.0, {}))
-                ending[i] = {"truncation": "context"}
-                active[i] = False
+                self.turns[i].append(TurnSample(gen, "", "", 0.0, {}))
+                self._stop(i, "context")
                 continue
             if gen.finish_reason == "length":  # never scored: see the module docstring
-                turns[i].append(TurnSample(gen, str(actions[i]), "", 0.0, {}))
-                ending[i] = {"truncation": "length"}
-                active[i] = False
+                self.turns[i].append(TurnSample(gen, str(actions[i]), "", 0.0, {}))
+                self._stop(i, "length")
                 continue
             send[i] = actions[i]
-        if not any(a is not None for a in send):
-            break
+            self.pending[i] = gen
+        return send if any(a is not None for a in send) else None
+
+    def timed_step(self, send: list[str | None]) -> tuple[Any, float]:
+        """``envs.step(send)`` and its seconds (safe to run in a thread: it touches no state
+        of the run)."""
         start = time.perf_counter()
-        obs, rewards, terminated, truncated, info = envs.step(send)
-        timings.env_s += time.perf_counter() - start
+        result = self.envs.step(send)
+        return result, time.perf_counter() - start
+
+    def apply_step(self, send: list[str | None], stepped: tuple[Any, float]) -> None:
+        """Record the env's answers to ``send`` (from :meth:`timed_step`)."""
+        (obs, rewards, terminated, truncated, info), seconds = stepped
+        self.timings.env_s += seconds
+        n = len(self.active)
         for i, action in enumerate(send):
             if action is None:
                 continue
-            timings.env_steps += 1
+            self.timings.env_steps += 1
             step_info = {k: info[k][i] for k in info if not k.startswith("_")
                          and info.get("_" + k, np.ones(n, bool))[i]}
-            turns[i].append(TurnSample(gens[i], action, obs[i], float(rewards[i]), step_info))
-            observations[i] = obs[i]
+            gen = self.pending.pop(i)
+            self.turns[i].append(TurnSample(gen, action, obs[i], float(rewards[i]), step_info))
+            self.observations[i] = obs[i]
             if terminated[i] or truncated[i]:
-                active[i] = False
-                ending[i] = {"truncation": "max_turns" if truncated[i] else None}
-    return [_trajectory(specs[i], tasks[i], turns[i], ending[i].get("truncation"))
-            for i in range(n)]
+                self._stop(i, "max_turns" if truncated[i] else None)
+
+    def trajectories(self) -> list[Trajectory]:
+        return [_trajectory(self.specs[i], self.tasks[i], self.turns[i],
+                            self.ending[i].get("truncation")) for i in range(len(self.specs))]
+
+    def _stop(self, i: int, truncation: str | None) -> None:
+        self.active[i] = False
+        self.ending[i] = {"truncation": truncation}
+
+
+def _collect_pipelined(run: _Run, overlap: bool = True) -> None:
+    """Alternate the two halves of the instances: while half ``k``'s actions step in the env
+    (in a worker thread), the policy samples half ``1 - k``'s next turn.
+
+    The policy is called in a fixed order (half 0, then 1, then 0, ... each time with the
+    answers of that half's previous step), whatever the threads' timing, so a seeded policy
+    gives the same trajectories run after run, with or without ``overlap`` (False: the same
+    schedule, the step run before the sampling). They are not those of the plain loop: every
+    turn is sampled in two calls of half the batch, each with its own sampling seed.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = len(run.active)
+    first = np.arange(n) < n // 2
+    parts = (first, ~first)
+    pending: list[list[str | None] | None] = [None, None]
+    k = 0
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="env-step") as pool:
+        while True:
+            step_j = k if pending[k] is not None else (1 - k if pending[1 - k] is not None
+                                                         else None)
+            gen_j = next((j for j in (0, 1) if j != step_j and pending[j] is None
+                          and (run.active & parts[j]).any()), None)
+            if step_j is None and gen_j is None:
+                return
+            if step_j is None:
+                pending[gen_j] = run.generate(parts[gen_j])
+                continue
+            send = pending[step_j]
+            assert send is not None
+            if overlap:
+                future = pool.submit(run.timed_step, send)
+                if gen_j is not None:
+                    pending[gen_j] = run.generate(parts[gen_j])
+                stepped = future.result()
+            else:
+                stepped = run.timed_step(send)
+                if gen_j is not None:
+                    pending[gen_j] = run.generate(parts[gen_j])
+            run.apply_step(send, stepped)
+            pending[step_j] = None
+            k = 1 - step_j
 
 
 def _trajectory(spec: EpisodeSpec, task: str, turns: list[TurnSample],
