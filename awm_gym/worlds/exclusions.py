@@ -9,7 +9,7 @@ pinning one with ``options["task_idx"]`` is refused, and a world whose every tas
 left out of a mix. The env logs how many tasks it left out and keeps the count in
 ``env.excluded_tasks``.
 
-**Staleness.** The file records the set's hash (:func:`~awm_gym.worlds.splits.world_set_hash`)
+**Staleness.** The file records the set's hash (:func:`~awm_gym.worlds.set_hash.world_set_hash`)
 and one digest per checked world (its template, code, tasks, verifiers and reference
 solutions). When the set's hash differs, each checked world's digest is compared: a world that
 changed or is gone raises :class:`~awm_gym.errors.ExclusionsError` naming it (its findings may
@@ -47,7 +47,7 @@ from typing import Any
 
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.errors import ExclusionsError
-from awm_gym.worlds.splits import world_set_hash
+from awm_gym.worlds.set_hash import world_set_hash
 from awm_gym.worlds.world_set import WorldSet, load_world_set
 
 __all__ = ["EXCLUSIONS_FORMAT", "Exclusions", "ExclusionsError", "Reason", "load_exclusions",

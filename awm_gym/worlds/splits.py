@@ -53,6 +53,7 @@ from typing import Any, Literal
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.errors import SplitError, SplitMismatchWarning
 from awm_gym.worlds.records import BUILTIN_WORLDS_DIR
+from awm_gym.worlds.set_hash import world_set_hash
 from awm_gym.worlds.world_set import WorldSet, load_world_set
 
 __all__ = ["Split", "SplitError", "SplitMismatchWarning", "Subset", "split_worlds",
@@ -102,55 +103,6 @@ def held_out_count(fraction: float, n: int) -> int:
 def _rank(seed: int, *parts: str | int) -> str:
     text = "\0".join([SPLIT_FORMAT, str(seed), *map(str, parts)])
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-_HASH_CACHE: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
-
-
-def world_set_hash(path: str | os.PathLike[str] | WorldSet | None = None) -> str:
-    """``sha256:<hex>`` over the sorted names and bytes of the set's ``gen_*.jsonl`` files.
-
-    Each name and each file's bytes are length-prefixed, so no two different sets hash alike.
-    Cached per process by file names, sizes and modification times.
-
-    Args:
-        path: the world set directory, or a loaded :class:`WorldSet` (None: the built-ins).
-
-    Raises:
-        SplitError: the directory holds no ``gen_*.jsonl`` file.
-
-    Example:
-        >>> world_set_hash(None).startswith("sha256:")
-        True
-    """
-    root = path.root if isinstance(path, WorldSet) else os.fspath(path or BUILTIN_WORLDS_DIR)
-    root = os.path.realpath(root)
-    try:
-        names = sorted(n for n in os.listdir(root)
-                       if n.startswith("gen_") and n.endswith(".jsonl"))
-    except OSError as e:
-        raise SplitError(f"world set {root}: cannot list its files ({e}); give the directory "
-                         "that holds the gen_*.jsonl files.") from e
-    if not names:
-        raise SplitError(f"world set {root} holds no gen_*.jsonl file; give the directory that "
-                         "holds the AWM files (gen_tasks.jsonl, gen_envs.jsonl, ...).")
-    stats = tuple((n, (st := os.stat(os.path.join(root, n))).st_size, st.st_mtime_ns)
-                  for n in names)
-    key = (root, stats)
-    cached = _HASH_CACHE.get(key)
-    if cached is not None:
-        return cached
-    h = hashlib.sha256(b"awm-gym/world-set/v1\0")
-    for name in names:
-        encoded = name.encode("utf-8", "surrogateescape")
-        h.update(len(encoded).to_bytes(8, "big") + encoded)
-        with open(os.path.join(root, name), "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            h.update(size.to_bytes(8, "big"))
-            while chunk := f.read(1 << 20):
-                h.update(chunk)
-    digest = _HASH_CACHE[key] = "sha256:" + h.hexdigest()
-    return digest
 
 
 TaskMap = Mapping[str, tuple[int, ...]]
