@@ -40,28 +40,6 @@ SCRATCH_QUOTA_MB = 1024
 """Largest file a contained worker may write (``RLIMIT_FSIZE``): scratch files, its log."""
 
 
-SCRATCH_QUOTA_MB = 1024
-"""Largest file a contained worker may write (``RLIMIT_FSIZE``): scratch files, its log."""
-
-
-def worker_command(module: str, *args: str) -> list[str]:
-    """``python -I`` running ``module`` as ``__main__`` with ``args``: no ``PYTHONPATH``, user
-    site or working directory on the import path, only the interpreter's own paths and the
-    directory this awm_gym was imported from (a checkout on ``PYTHONPATH``, an editable
-    install).
-
-    Example:
-        >>> worker_command("awm_gym.envs.shard_worker", "3")[:2] == [sys.executable, "-I"]
-        True
-    """
-    import awm_gym
-
-    home = os.path.dirname(os.path.dirname(os.path.abspath(awm_gym.__file__)))
-    boot = (f"import sys; sys.path.insert(0, {home!r}); import runpy; "
-            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
-    return [sys.executable, "-I", "-u", "-c", boot, *args]
-
-
 def send_message(stream: BinaryIO, message: Any) -> None:
     """Write ``message`` to ``stream`` as a length-prefixed pickle."""
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)

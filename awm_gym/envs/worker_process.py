@@ -37,9 +37,7 @@ def worker_command(module: str, *args: str) -> list[str]:
     """``python -I`` running ``module`` as ``__main__`` with ``args``: only the interpreter's
     own paths and the directory this awm_gym was imported from (a checkout on ``PYTHONPATH``,
     an editable install) are on its import path."""
-    import awm_gym
-
-    home = os.path.dirname(os.path.dirname(os.path.abspath(awm_gym.__file__)))
+    home = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     boot = (f"import sys; sys.path.insert(0, {home!r}); import runpy; "
             f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
     return [sys.executable, "-I", "-u", "-c", boot, *args]
