@@ -48,7 +48,7 @@ __all__ = ["TemplateReport", "build_template_db", "TemplateCache", "default_cach
 
 logger = logging.getLogger(__name__)
 
-TEMPLATE_FORMAT = 2
+TEMPLATE_FORMAT = 3
 """Bump when the builder changes what it produces, so stale cache entries are not reused."""
 
 
@@ -149,7 +149,9 @@ def _run_statement(conn: sqlite3.Connection, stock: sqlite3.Connection,
     ``sqlite3.Error`` that covers two statements in one string, NUL characters, lone
     surrogates and values SQLite cannot bind. The statement runs with its time keywords
     rewritten to the clock's functions (:mod:`awm_gym.worlds.sql_clock`); should the rewritten
-    form fail (a keyword used as a column name), the original runs. It also runs on ``stock``,
+    form fail to compile (a keyword used as a column name), the original runs, but not when it
+    broke a constraint: that is the statement's own failure on the clock's time (the original
+    would write the machine's real time instead). It also runs on ``stock``,
     a plain connection: a statement stock SQLite rejects for reading 'now' where it must not
     fails here too, so the statements that succeed are the ones that succeed under AWM.
     """
@@ -161,7 +163,8 @@ def _run_statement(conn: sqlite3.Connection, stock: sqlite3.Connection,
     except Exception:  # noqa: BLE001 - not a string: executing it reports the error
         rewritten = statement
     error = _execute(conn, rewritten)
-    if error is not None and rewritten is not statement:
+    if error is not None and rewritten is not statement and not error.startswith(
+            "IntegrityError"):  # a constraint the clock's value broke is the statement's failure
         error = _execute(conn, statement)
     return error
 

@@ -151,3 +151,20 @@ def test_the_build_never_raises_and_fails_exactly_where_awm_fails(world) -> None
     copy = sqlite3.connect(":memory:")  # the template is an ordinary SQLite database
     copy.deserialize(conn.serialize())
     assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_constraint_the_clocks_time_breaks_is_the_statements_failure() -> None:
+    """Found by the property above: two seed rows give a UNIQUE column CURRENT_TIMESTAMP. Under
+    AWM (one second) the second insert fails; the build once retried it unrewritten, which
+    wrote the machine's real time into the template instead of failing."""
+    users = TableDef(name="users", ddl="CREATE TABLE users (id INTEGER PRIMARY KEY, "
+                     "c1 INTEGER UNIQUE, c2 TEXT);", indexes=(), examples=())
+    inserts = ("INSERT INTO users (id, c1, c2) VALUES (1, CURRENT_TIMESTAMP, 1);",
+               "INSERT INTO users DEFAULT VALUES;",
+               "INSERT INTO users (id, c1, c2) VALUES (3, CURRENT_TIMESTAMP, 1);")
+    tables, samples = (users,), (SampleTable(table_name="users", insert_statements=inserts),)
+    conn, report = build_template_db(tables, samples, FrozenClock("2026-01-01 12:00:00"))
+    assert [(t, i) for t, i, _ in report.failures] == awm_reference_failures(tables, samples) \
+        == [("users", 2)]
+    assert conn.execute("SELECT c1 FROM users ORDER BY id").fetchall() == [
+        ("2026-01-01 12:00:00",), (None,)]
