@@ -233,9 +233,10 @@ def run_grpo_steps(shape: ModelShape, model_dir: str | None, out: Path, device: 
 
 
 def _parameters(model_dir: Path) -> int:
+    import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    with __import__("torch").device("meta"):
+    with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(model_dir))
     return sum(p.numel() for p in model.parameters())
 

@@ -197,6 +197,14 @@ def describe_layers() -> dict[str, str]:
     return {"landlock": _landlock_status()[1], "seccomp": _seccomp_status()[1]}
 
 
+def _within_hard_limit(kind: int, limit: int) -> tuple[int, int]:
+    """``(limit capped by the process's hard limit for kind, that hard limit)``."""
+    import resource
+
+    _, hard = resource.getrlimit(kind)
+    return (limit if hard == resource.RLIM_INFINITY else min(limit, hard)), hard
+
+
 def _limit_resources(policy: ContainmentPolicy, report: ContainmentReport) -> None:
     import resource
     import signal
@@ -204,10 +212,7 @@ def _limit_resources(policy: ContainmentPolicy, report: ContainmentReport) -> No
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     parts = []
     if policy.memory_mb is not None:
-        limit = policy.memory_mb * 2**20
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
+        limit, hard = _within_hard_limit(resource.RLIMIT_AS, policy.memory_mb * 2**20)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         parts.append(f"as={limit // 2**20}MB")
     if policy.cpu_s is not None:
@@ -215,11 +220,8 @@ def _limit_resources(policy: ContainmentPolicy, report: ContainmentReport) -> No
         parts.append(f"cpu={policy.cpu_s}s")
     if policy.file_size_mb is not None:  # a write past it fails with EFBIG (not SIGXFSZ)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        limit = policy.file_size_mb * 2**20
-        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        limit, _ = _within_hard_limit(resource.RLIMIT_FSIZE, policy.file_size_mb * 2**20)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # the hard limit too
         parts.append(f"fsize={limit // 2**20}MB")
     report.active["rlimits"] = " ".join(parts)
 
