@@ -25,6 +25,7 @@ from .errors import AgentConfigError
 from .grpo.rollout import EpisodeSpec, Trajectory, collect_episodes, list_tasks
 
 __all__ = ["EvalConfig", "EvalResult", "evaluate_policy", "eval_specs", "wilson_interval",
+           "task_bootstrap_interval",
            "two_proportion_p", "Change", "compare_rates"]
 
 Z_95 = 1.959963984540054
@@ -75,6 +76,33 @@ def two_proportion_p(k1: int, n1: int, k2: int, n2: int) -> float:
         return 1.0
     z = (k2 / n2 - k1 / n1) / math.sqrt(var)
     return math.erfc(abs(z) / math.sqrt(2))
+
+
+def task_bootstrap_interval(per_task: list[list[bool]], resamples: int = 2000, seed: int = 0,
+                            level: float = 0.95) -> tuple[float, float]:
+    """A percentile bootstrap interval of the success rate that resamples whole tasks.
+
+    Episodes of one task are not independent (an easy task is solved every time), so where
+    several episodes run per task this interval is the honest one; the Wilson interval treats
+    every episode as independent.
+
+    Example:
+        >>> task_bootstrap_interval([[False, False]] * 8)
+        (0.0, 0.0)
+        >>> lo, hi = task_bootstrap_interval([[True, True]] * 2 + [[False, False]] * 6)
+        >>> 0.0 <= lo < 0.25 < hi <= 0.75
+        True
+    """
+    if not per_task:
+        return 0.0, 1.0
+    rng = np.random.default_rng(seed)
+    successes = np.array([sum(t) for t in per_task], dtype=float)
+    counts = np.array([len(t) for t in per_task], dtype=float)
+    picks = rng.integers(0, len(per_task), size=(resamples, len(per_task)))
+    rates = successes[picks].sum(axis=1) / np.maximum(counts[picks].sum(axis=1), 1.0)
+    tail = (1.0 - level) / 2 * 100
+    lo, hi = np.percentile(rates, [tail, 100 - tail])
+    return float(lo), float(hi)
 
 
 @dataclass(frozen=True)

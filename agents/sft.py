@@ -57,8 +57,15 @@ class SFTConfig:
     """Oracle episodes recorded per task when ``dataset`` is None."""
     only_successful: bool = True
     """Train only on episodes whose verifier said complete."""
+    max_examples_per_episode: int | None = None
+    """Train on each episode's first this many actions only (None: every action); the
+    real-model job caps it because every example costs a whole prompt's forward and backward."""
 
     def __post_init__(self) -> None:
+        if self.max_examples_per_episode is not None and self.max_examples_per_episode < 1:
+            raise AgentConfigError(f"SFTConfig.max_examples_per_episode="
+                                   f"{self.max_examples_per_episode}: use >= 1, or None for "
+                                   "every action.")
         if self.epochs < 0 or self.batch_size < 1 or self.lr <= 0:
             raise AgentConfigError(f"SFTConfig(epochs={self.epochs}, batch_size="
                                    f"{self.batch_size}, lr={self.lr}): use epochs >= 0, "
@@ -82,7 +89,8 @@ def _episodes(dataset_path: str) -> dict[int, list[dict[str, Any]]]:
 
 
 def sft_examples(dataset_path: str, envs: Any, chat: ChatFormatConfig, renderer: ChatRenderer,
-                 only_successful: bool = True) -> list[TrainSample]:
+                 only_successful: bool = True, max_per_episode: int | None = None
+                 ) -> list[TrainSample]:
     """One example per recorded action, rendered with the chat format and window.
 
     Args:
@@ -91,6 +99,7 @@ def sft_examples(dataset_path: str, envs: Any, chat: ChatFormatConfig, renderer:
         chat: the prompt format (the same one the policy will use).
         renderer: the tokenizer's renderer.
         only_successful: skip episodes that did not succeed.
+        max_per_episode: keep each episode's first this many actions (None: all).
     """
     out: list[TrainSample] = []
     for _, rows in sorted(_episodes(dataset_path).items()):
@@ -101,7 +110,8 @@ def sft_examples(dataset_path: str, envs: Any, chat: ChatFormatConfig, renderer:
         ctx = EpisodeContext.create(chat, task, tools, text)
         turns: list[Turn] = []
         for row, nxt in zip(rows, rows[1:], strict=False):
-            if row["action"] is None:
+            if row["action"] is None or (max_per_episode is not None
+                                         and len(turns) >= max_per_episode):
                 break
             prompt = renderer.prompt_ids(build_messages(ctx, turns, chat))
             out.append(TrainSample(tuple(prompt), tuple(renderer.completion_ids(row["action"])),

