@@ -223,7 +223,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         print(f"=== reward {traj.reward} | success {traj.success} | verifier {label} | "
               f"truncation {traj.truncation}")
         if options.transcript:
-            from awm_gym.manager.transcripts import write_transcripts
+            from awm_gym.manager import write_transcripts
 
             write_transcripts([to_episode(traj, 0, policy.name)], options.transcript,
                               title=f"awm agent: {world} task {task_idx}")

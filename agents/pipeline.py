@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from awm_gym.atomic_io import write_text_atomic
-from awm_gym.envs.registration import get_world_set
-from awm_gym.worlds.splits import Split, Subset, load_split, split_worlds
+from awm_gym.envs import get_world_set
+from awm_gym.worlds import Split, Subset, load_split, split_worlds
 
 from .config import TrainConfig, config_to_dict
 from .evaluate import EvalResult, evaluate_policy
@@ -432,7 +432,7 @@ def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: 
             eval_envs: dict[str, Any], sink: Any, kind: BackendKind, policy_name: str,
             summary_before: dict[str, Any], timings: dict[str, float]) -> dict[str, Any]:
     """Save the final model, evaluate it, plot, write transcripts; returns the summary."""
-    from awm_gym.manager.transcripts import write_transcripts
+    from awm_gym.manager import write_transcripts
 
     from .grpo.rollout import to_episode
 

@@ -22,8 +22,10 @@ exit status 2; ``--debug`` (anywhere on the line) prints the traceback too.
 
 The ``awm`` command is the one place where the three packages meet: besides its own
 subcommands it asks each module of :data:`COMMAND_PROVIDERS` that is importable (``synth.cli``,
-``agents.cli``, ...) to add its subcommands through ``add_subcommands(subparsers)``. Nothing
-else in ``awm_gym`` imports ``synth`` or ``agents``.
+``agents.cli``, ...) to add its subcommands through ``add_subcommands(subparsers)``, and imports
+the :data:`SERVER_PROVIDERS`, which register their servers with :mod:`awm_gym.server` (``awm env
+start --protocol openenv``). Nothing else in ``awm_gym`` imports ``synth`` or ``agents``, and
+:mod:`awm_gym.server` imports no integration.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import logging
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args, one_line
 from awm_gym.cli_options import (
@@ -51,10 +54,15 @@ from awm_gym.cli_options import (
 )
 from awm_gym.errors import AWMGymError, CommandLineError, UnknownWorldError
 
-__all__ = ["main", "build_parser", "load_policy", "COMMAND_PROVIDERS", "EXPECTED_ERRORS"]
+__all__ = ["main", "build_parser", "load_policy", "COMMAND_PROVIDERS", "SERVER_PROVIDERS",
+           "EXPECTED_ERRORS"]
 
-COMMAND_PROVIDERS = ("awm_gym.server.cli", "synth.cli", "agents.cli")
+COMMAND_PROVIDERS = ("awm_gym.server.cli", "awm_gym.remote.cli", "synth.cli", "agents.cli")
 """Modules that add subcommands with ``add_subcommands(subparsers)`` (skipped when absent)."""
+
+SERVER_PROVIDERS = ("awm_gym.integrations.openenv",)
+"""Modules that register a server for a ``--protocol`` of ``awm env start`` when imported
+(:func:`awm_gym.server.register_server`); each imports its library only when it serves."""
 
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (AWMGymError, OSError, ValueError)
 """Failures reported in one line (exit status 2): our errors (synth's and agents' derive from
@@ -334,15 +342,23 @@ def build_parser() -> CommandParser:
         p = sub.add_parser(name, help=help_text, description=options.__doc__)
         add_config_arguments(p, options, **extra)
         p.set_defaults(func=func)
+    for module_name in SERVER_PROVIDERS:
+        _import_provider(module_name)
     for module_name in COMMAND_PROVIDERS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name is not None and module_name.startswith(e.name):
-                continue  # the provider is not part of this install
-            raise
-        module.add_subcommands(sub)
+        module = _import_provider(module_name)
+        if module is not None:
+            module.add_subcommands(sub)
     return parser
+
+
+def _import_provider(module_name: str) -> Any:
+    """The provider module, or None when it is not part of this install."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is not None and module_name.startswith(e.name):
+            return None
+        raise
 
 
 def _command_name(args: argparse.Namespace) -> str:

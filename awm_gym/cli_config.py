@@ -1,8 +1,9 @@
 """Build command-line options from frozen config dataclasses; the help is each field's docstring.
 
-Every ``awm`` command (``awm_gym.cli``, ``awm_gym.server.cli``, ``synth.cli``, ``agents.cli``)
-declares its options as dataclass fields with a docstring under each (the CleanRL style) and gets
-its argparse options from here, so each description is written once. The convention:
+Every ``awm`` command (``awm_gym.cli``, ``awm_gym.server.cli``, ``awm_gym.remote.cli``,
+``synth.cli``, ``agents.cli``) declares its options as dataclass fields with a docstring under
+each (the CleanRL style) and gets its argparse options from here, so each description is written
+once. The convention:
 
 * flags are kebab-case: field ``num_envs`` is ``--num-envs``; the snake_case spelling
   (``--num_envs``) is accepted as a hidden alias, as AWM's users type it;
@@ -44,7 +45,12 @@ from collections.abc import Collection, Mapping, Sequence
 from functools import cache
 from typing import Any, NoReturn
 
-__all__ = ["CommandParser", "field_docs", "add_config_arguments", "config_from_args", "one_line"]
+__all__ = ["CommandParser", "COMMAND_GROUPS", "command_group", "field_docs", "add_config_arguments",
+           "config_from_args", "one_line"]
+
+COMMAND_GROUPS = {"env": "serve a world over the network (start) and list a server's tools (check)"}
+"""The ``awm`` commands that several modules add subcommands to, with their help: ``awm env
+start`` comes from :mod:`awm_gym.server.cli`, ``awm env check`` from :mod:`awm_gym.remote.cli`."""
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -57,6 +63,26 @@ class CommandParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def command_group(subparsers: argparse._SubParsersAction,
+                  name: str) -> argparse._SubParsersAction:
+    """The subcommands of ``awm NAME`` (one of :data:`COMMAND_GROUPS`): added by the first module
+    that asks, found again by the next. The chosen subcommand is ``args.<name>_command``.
+
+    Example:
+        >>> sub = CommandParser(prog="awm").add_subparsers(dest="command")
+        >>> command_group(sub, "env") is command_group(sub, "env")
+        True
+    """
+    parser = subparsers.choices.get(name)
+    if parser is None:
+        if name not in COMMAND_GROUPS:
+            raise KeyError(f"command group {name!r}: add it to COMMAND_GROUPS "
+                           f"(known: {', '.join(COMMAND_GROUPS)}).")
+        parser = subparsers.add_parser(name, help=COMMAND_GROUPS[name])
+        return parser.add_subparsers(dest=f"{name}_command", required=True)
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
 @cache

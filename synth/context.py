@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from awm_gym.llm_endpoint import endpoint_fields
-from awm_gym.worlds.world_set import normalize_scenario_name
+from awm_gym.worlds import normalize_scenario_name
 
 from .config import SynthConfig
 from .jsonl_io import CONFIG_FILE, FAILURES_FILE, USAGE_FILE, FailureLog, write_json
@@ -112,7 +112,7 @@ class RunContext:
     def pool(self) -> Any:
         """The run's verifier pool (started on first use)."""
         if self._pool is None:
-            from awm_gym.scoring.verifier_pool import VerifierPool
+            from awm_gym.scoring import VerifierPool
 
             self._pool = VerifierPool(num_workers=2, timeout_s=self.config.verifier_timeout_s)
         return self._pool
@@ -120,7 +120,7 @@ class RunContext:
     def judge(self) -> Any:
         """The LLM judge that proves sql-mode verifiers (the run's endpoint)."""
         if self._judge is None:
-            from awm_gym.scoring.judge import JudgeConfig, LLMJudge
+            from awm_gym.scoring import JudgeConfig, LLMJudge
 
             e = self.config.llm
             self._judge = LLMJudge(JudgeConfig(**{

@@ -95,8 +95,8 @@ def _drop(files: dict[str, list[dict[str, Any]]], worlds: set[str]) -> None:
 
 def run_stage(run: RunContext) -> StageReport:
     """Write ``<output_dir>/worlds/`` from the stage files; returns worlds kept and dropped."""
-    from awm_gym.envs.config import EnvConfig
-    from awm_gym.manager.check import check_world
+    from awm_gym.envs import EnvConfig
+    from awm_gym.manager import check_world
 
     files, kept = _assemble(run)
     dropped: dict[str, str] = {}

@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any
 
-from awm_gym.tools.actions import strip_thinking
+from awm_gym.tools import strip_thinking
 
 from .errors import GenerationError
 

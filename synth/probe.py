@@ -193,11 +193,10 @@ def _child(request_path: str) -> None:
         req = json.load(f)
     sys.stdout = sys.stderr  # generated code may print; keep stdout quiet
     from awm_gym import info_keys as K
-    from awm_gym.envs.config import EnvConfig
-    from awm_gym.envs.runtime import WorldRuntime
+    from awm_gym.envs import EnvConfig, WorldRuntime
     from awm_gym.errors import AWMGymError
-    from awm_gym.tools.actions import format_tool_call
-    from awm_gym.worlds.world_set import load_world_set
+    from awm_gym.tools import format_tool_call
+    from awm_gym.worlds import load_world_set
 
     report: dict[str, Any] = {}
     world = req["world"]

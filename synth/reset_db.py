@@ -42,9 +42,7 @@ def reset_databases(world_set_dir: str, out_dir: str, worlds: Sequence[str] = ()
     Only ``gen_db.jsonl`` and ``gen_sample.jsonl`` are read, as AWM's command does.
     """
     from awm_gym.atomic_io import write_bytes_atomic
-    from awm_gym.worlds.clock import FrozenClock
-    from awm_gym.worlds.template_db import build_template_db
-    from awm_gym.worlds.world_set import normalize_scenario_name
+    from awm_gym.worlds import FrozenClock, build_template_db, normalize_scenario_name
 
     from .store import rows_by_world
     from .world_text import samples_from_data, tables_from_schema

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from awm_gym.worlds.world_set import normalize_scenario_name
+from awm_gym.worlds import normalize_scenario_name
 
 from .context import RunContext, StageReport
 from .embeddings import make_embedder

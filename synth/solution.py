@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
-from awm_gym.tools.actions import format_tool_call, strip_thinking
+from awm_gym.tools import format_tool_call, strip_thinking
 
 from .context import RunContext, StageReport
 from .errors import GenerationError
@@ -166,7 +166,7 @@ class _Prover:
         return replay
 
     def prepare(self, answers: list[tuple[RepairJob, str]]) -> None:
-        from awm_gym.scoring.verifier_pool import VerifyJob
+        from awm_gym.scoring import VerifyJob
 
         fresh: list[tuple[RepairJob, _Replay]] = []
         self.replays = {}  # per round: a judge may answer differently when asked again
@@ -207,7 +207,7 @@ class _Prover:
         return (wdef.code_verifiers if mode == "code" else wdef.sql_verifiers)[idx]
 
     def _judge(self, items: list[tuple[RepairJob, _Replay, Any]]) -> None:
-        from awm_gym.scoring.judge import JudgeRequest, criteria_from_raw_response
+        from awm_gym.scoring import JudgeRequest, criteria_from_raw_response
 
         if not items:
             return
@@ -234,7 +234,7 @@ class _Prover:
                 replay.verdicts["sql"] = ""
 
     def _noop(self, world: str, idx: int) -> Any:
-        from awm_gym.scoring.verifier_pool import VerifyJob
+        from awm_gym.scoring import VerifyJob
 
         key = task_key(world, idx)
         if key not in self._noop_evidence:
@@ -288,10 +288,9 @@ def _world_jobs(run: RunContext, runtime: Any, wdef: Any, out: StageOutput) -> l
 
 def run_stage(run: RunContext) -> StageReport:
     """Generate and prove a reference solution for every verified task of every world."""
-    from awm_gym.envs.config import EnvConfig
-    from awm_gym.envs.runtime import WorldRuntime
+    from awm_gym.envs import EnvConfig, WorldRuntime
     from awm_gym.errors import AWMGymError
-    from awm_gym.worlds.world_set import load_world_set
+    from awm_gym.worlds import load_world_set
 
     cfg = run.config
     tasks = rows_by_world(run.path("gen_tasks.jsonl"))

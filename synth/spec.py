@@ -25,8 +25,7 @@ import json  # noqa: F401 - used by the module doctest
 import re
 from typing import Any
 
-from awm_gym.worlds.clock import FrozenClock
-from awm_gym.worlds.template_db import build_template_db
+from awm_gym.worlds import FrozenClock, build_template_db
 
 from .context import RunContext, StageReport
 from .errors import GenerationError

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from awm_gym.worlds.world_set import normalize_scenario_name
+from awm_gym.worlds import normalize_scenario_name
 
 from .jsonl_io import read_jsonl, write_jsonl
 

@@ -26,7 +26,7 @@ import hashlib
 import json
 from typing import Any
 
-from awm_gym.worlds.world_set import VerifierDef
+from awm_gym.worlds import VerifierDef
 
 from .context import RunContext, StageReport
 from .errors import GenerationError
@@ -130,7 +130,7 @@ class _Checker:
         return job.key + ":" + hashlib.sha256(code.encode()).hexdigest()
 
     def prepare(self, answers: list[tuple[RepairJob, str]]) -> None:
-        from awm_gym.scoring.verifier_pool import VerifyJob
+        from awm_gym.scoring import VerifyJob
 
         jobs, keys = [], []
         for job, text in answers:
@@ -167,10 +167,9 @@ class _Checker:
 
 def _templates(run: RunContext, worlds: list[str]) -> tuple[dict[str, bytes], dict[str, Any]]:
     """Each world's initial database (built and run by the runtime) and its WorldDef."""
-    from awm_gym.envs.config import EnvConfig
-    from awm_gym.envs.runtime import get_prepared_world
+    from awm_gym.envs import EnvConfig, get_prepared_world
     from awm_gym.errors import AWMGymError
-    from awm_gym.worlds.world_set import load_world_set
+    from awm_gym.worlds import load_world_set
 
     if not worlds:
         return {}, {}

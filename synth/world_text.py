@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from awm_gym.worlds.world_set import SampleTable, TableDef
+from awm_gym.worlds import SampleTable, TableDef
 
 __all__ = ["numbered", "tables_from_schema", "samples_from_data", "schema_text", "dump_database"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from awm_gym.manager.policy import Policy
+from awm_gym.manager import Policy
 
 __all__ = ["Policy", "BasePolicy"]
 

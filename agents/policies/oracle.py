@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from awm_gym import info_keys as K
-from awm_gym.tools.actions import solution_turns
+from awm_gym.tools import solution_turns
 
 from .base import BasePolicy
 

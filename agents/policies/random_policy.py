@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from awm_gym import info_keys as K
-from awm_gym.tools.actions import format_tool_call
+from awm_gym.tools import format_tool_call
 
 from .base import BasePolicy
 

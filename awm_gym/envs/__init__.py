@@ -1,1 +1,25 @@
-"""envs"""
+"""The environments: a runtime of world instances behind ``gym.make`` and ``gym.make_vec``.
+
+``import awm_gym`` registers the worlds through :mod:`~awm_gym.envs.registration`; the runtime
+and the envs (SQLAlchemy, the worlds' code) load when first used.
+"""
+
+from __future__ import annotations
+
+from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.protocol import Runtime, StepOutcome
+from awm_gym.envs.registration import (
+    BUILTIN_WORLDS_DIR,
+    MIX_NAME,
+    NAMESPACE,
+    get_world_set,
+    register_worlds,
+)
+from awm_gym.lazy_exports import lazy_exports
+
+__all__ = ["EnvConfig", "Runtime", "StepOutcome", "BUILTIN_WORLDS_DIR", "MIX_NAME", "NAMESPACE",
+           "get_world_set", "register_worlds", "WorldRuntime", "get_prepared_world", "AWMEnv",
+           "AWMVectorEnv"]
+
+__getattr__ = lazy_exports(__name__, {"runtime": ("WorldRuntime", "get_prepared_world"),
+                                      "env": ("AWMEnv",), "vector_env": ("AWMVectorEnv",)})

@@ -9,6 +9,9 @@
   (``verifiers`` extra).
 
 Nothing here is imported by ``import awm_gym``; each bridge imports its library when it is used.
+This package has no names of its own: import a bridge's module.
 """
 
 from __future__ import annotations
+
+__all__: list[str] = []

@@ -12,17 +12,20 @@ Example:
 
 from __future__ import annotations
 
+from awm_gym.lazy_exports import lazy_exports
 from awm_gym.remote.client import (
-           RemoteError,
-           SessionClient,
-           SessionInfo,
-           SessionLostError,
-           mcp_url,
-           session_url,
+    RemoteError,
+    SessionClient,
+    SessionInfo,
+    SessionLostError,
+    mcp_url,
+    session_url,
 )
-from awm_gym.remote.env import RemoteEnv, RemoteVectorEnv
 from awm_gym.remote.mcp_check import list_mcp_tools
-from awm_gym.remote.runtime import RemoteRuntime
 
 __all__ = ["RemoteEnv", "RemoteVectorEnv", "RemoteRuntime", "SessionClient", "SessionInfo",
            "RemoteError", "SessionLostError", "list_mcp_tools", "session_url", "mcp_url"]
+
+# the env stack (runtime, SQLAlchemy) loads with the first env, not with `awm env check`
+__getattr__ = lazy_exports(__name__, {"env": ("RemoteEnv", "RemoteVectorEnv"),
+                                      "runtime": ("RemoteRuntime",)})

@@ -29,8 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from awm_gym.errors import AWMGymError
-from awm_gym.server.auth import auth_headers
-from awm_gym.server.protocol import PROTOCOL_VERSION, encode_frame
+from awm_gym.wire.auth import auth_headers
+from awm_gym.wire.protocol import ERROR_FRAME, PROTOCOL_VERSION, SESSION_FRAME, encode_frame
 
 logger = logging.getLogger(__name__)
 
@@ -131,13 +131,13 @@ class SessionClient:
             raise SessionLostError(f"cannot open a session at {self.url}: {e}. Is `awm env "
                                    "start` running there?") from e
         hello = self._read(time.monotonic() + connect_timeout_s)
-        if hello.get("type") == "error":
+        if hello.get("type") == ERROR_FRAME:
             self.close()
             error = hello.get("data") or {}
             raise RemoteError(f"{self.url} refused the session: {error.get('message')}",
                               error.get("code"))
         data = hello.get("data") or {}
-        if hello.get("type") != "session" or data.get("protocol") != PROTOCOL_VERSION:
+        if hello.get("type") != SESSION_FRAME or data.get("protocol") != PROTOCOL_VERSION:
             self.close()
             raise RemoteError(f"{self.url} speaks session protocol {data.get('protocol')!r}; "
                               f"this client speaks {PROTOCOL_VERSION}. Use the same awm-gym "
@@ -179,10 +179,10 @@ class SessionClient:
             frame = self._read(deadline)
             kind, error = frame.get("type"), frame.get("data") or {}
             if frame.get("id") == request_id:
-                if kind == "error":
+                if kind == ERROR_FRAME:
                     raise RemoteError(str(error.get("message")), error.get("code"))
                 return frame.get("data") or {}
-            if kind == "error" and frame.get("id") is None:  # unsolicited: the server ends us
+            if kind == ERROR_FRAME and frame.get("id") is None:  # unsolicited: the server ends us
                 self._drop()
                 raise SessionLostError(f"the server ended the session: {error.get('message')}",
                                        error.get("code"))
@@ -225,7 +225,7 @@ class SessionClient:
             while True:
                 frame = json.loads(self._ws.recv(timeout=0))
                 data = frame.get("data") if isinstance(frame, dict) else None
-                if frame.get("type") == "error" and frame.get("id") is None and data:
+                if frame.get("type") == ERROR_FRAME and frame.get("id") is None and data:
                     reason = f"the server ended the session: {data.get('message')}"
                     code = data.get("code")
         except Exception:  # noqa: BLE001 - nothing (more) queued, or the socket is unusable

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from awm_gym.remote.client import RemoteError, mcp_url
-from awm_gym.server.auth import auth_headers
+from awm_gym.wire.auth import auth_headers
 
 __all__ = ["list_mcp_tools"]
 

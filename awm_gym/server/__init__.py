@@ -19,24 +19,14 @@ Example:
 
 from __future__ import annotations
 
+from awm_gym.lazy_exports import lazy_exports
 from awm_gym.server.config import ServerConfig
-from awm_gym.server.protocol import PROTOCOL_VERSION, ErrorCode, MessageType
+from awm_gym.server.registry import register_server
+from awm_gym.wire.protocol import PROTOCOL_VERSION, ErrorCode, MessageType
 
-__all__ = ["ServerConfig", "serve", "WorldServer", "ServerProcess", "PROTOCOL_VERSION",
-           "ErrorCode", "MessageType"]
+__all__ = ["ServerConfig", "serve", "WorldServer", "ServerProcess", "register_server",
+           "PROTOCOL_VERSION", "ErrorCode", "MessageType"]
 
-
-def __getattr__(name: str):  # noqa: ANN202 - PEP 562: uvicorn and the world load only when used
-    if name == "serve":
-        from awm_gym.server.runner import serve
-
-        return serve
-    if name == "WorldServer":
-        from awm_gym.server.app import WorldServer
-
-        return WorldServer
-    if name == "ServerProcess":
-        from awm_gym.server.process import ServerProcess
-
-        return ServerProcess
-    raise AttributeError(f"module 'awm_gym.server' has no attribute {name!r}")
+# uvicorn, starlette and the world load only when a server is made
+__getattr__ = lazy_exports(__name__, {"runner": ("serve",), "app": ("WorldServer",),
+                                      "process": ("ServerProcess",)})

@@ -8,7 +8,7 @@ generated code (:mod:`awm_gym.server.executor`), the session table, and the two 
 Routes:
 
 - ``POST|GET|DELETE /mcp``: MCP over Streamable HTTP (:mod:`awm_gym.server.mcp_endpoint`).
-- ``WS /ws``: the session protocol (:mod:`awm_gym.server.protocol`).
+- ``WS /ws``: the session protocol (:mod:`awm_gym.wire.protocol`).
 - ``GET /health``: ``{"status": "ok", "sessions": {"ws": n, "mcp": m}, "capacity", ...}``.
 - ``GET /metadata``: the world, its task and tool counts, the limits and the episode config.
 
@@ -36,14 +36,14 @@ from starlette.routing import Route, WebSocketRoute
 
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime, get_prepared_world
-from awm_gym.server.auth import TokenGate
 from awm_gym.server.config import ServerConfig
 from awm_gym.server.executor import RuntimeLoop
 from awm_gym.server.mcp_endpoint import McpEndpoint
-from awm_gym.server.protocol import PROTOCOL_VERSION
 from awm_gym.server.sessions import SessionTable
 from awm_gym.server.ws_endpoint import SessionEndpoint
 from awm_gym.tools.host import PreparedWorld
+from awm_gym.wire.auth import TokenGate
+from awm_gym.wire.protocol import PROTOCOL_VERSION
 from awm_gym.worlds.clock import FrozenClock
 
 logger = logging.getLogger(__name__)

@@ -1,4 +1,5 @@
-"""``awm env start`` (serve a world: MCP + sessions) and ``awm env check`` (list MCP tools).
+"""``awm env start``: serve a world (MCP + sessions); ``awm env check`` is the client's
+(:mod:`awm_gym.remote.cli`).
 
 The options are the fields of :class:`~awm_gym.server.config.ServerConfig` and of the
 :class:`~awm_gym.envs.config.EnvConfig` fields a server operator sets, built by
@@ -20,17 +21,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-from dataclasses import dataclass
 
-from awm_gym.cli_config import add_config_arguments, config_from_args
+from awm_gym.cli_config import add_config_arguments, command_group, config_from_args
 from awm_gym.envs.config import EnvConfig
 from awm_gym.server.config import ServerConfig
+from awm_gym.wire.auth import AUTH_TOKEN_ENV
 
-__all__ = ["AUTH_TOKEN_ENV", "add_subcommands", "server_config", "start_flag", "START_ENV_FIELDS",
-           "CheckOptions"]
-
-AUTH_TOKEN_ENV = "AWM_GYM_AUTH_TOKEN"
-"""The environment variable ``awm env start`` and ``awm env check`` read the token from."""
+__all__ = ["add_subcommands", "server_config", "start_flag", "START_ENV_FIELDS"]
 
 START_ENV_FIELDS = ("max_episode_steps", "tool_timeout_s", "verifier_timeout_s",
                     "verifier_workers", "verifier_mode", "num_workers", "max_action_chars")
@@ -50,21 +47,6 @@ def start_flag(path: str) -> str:
         ('--idle-timeout', '--num-workers')
     """
     return "--" + _NAMES.get(path, path.rsplit(".", 1)[-1].replace("_", "-"))
-
-
-@dataclass(frozen=True)
-class CheckOptions:
-    """What ``awm env check`` connects to."""
-
-    url: str = "http://127.0.0.1:8001"
-    """The server's address as ``awm env start`` prints it (``/mcp`` is appended when missing),
-    or any MCP endpoint."""
-    timeout_s: float = 10.0
-    """Seconds to wait for the server."""
-
-    def __post_init__(self) -> None:
-        if not self.timeout_s > 0:
-            raise ValueError(f"--timeout {self.timeout_s}: must be > 0 seconds.")
 
 
 def server_config(args: argparse.Namespace) -> ServerConfig:
@@ -92,34 +74,11 @@ def _cmd_start(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
-    # awm_gym.remote loads the env runtime and SQLAlchemy (~1 s): only when a check runs
-    from awm_gym.remote.client import mcp_url
-    from awm_gym.remote.mcp_check import list_mcp_tools
-
-    options = config_from_args(CheckOptions, args)
-    url = mcp_url(options.url)
-    tools = list_mcp_tools(url, timeout_s=options.timeout_s,
-                           auth_token=os.environ.get(AUTH_TOKEN_ENV))
-    print(f"{len(tools)} tools at {url}")
-    for tool in tools:
-        first_line = (tool["description"] or "").strip().splitlines()[:1]
-        print(f"  {tool['name']}: {first_line[0] if first_line else ''}")
-    return 0 if tools else 1
-
-
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``awm env start`` and ``awm env check`` to the ``awm`` command."""
-    env = subparsers.add_parser("env", help="serve worlds over the network (MCP + sessions)")
-    env_sub = env.add_subparsers(dest="env_command", required=True)
-    start = env_sub.add_parser(
+    """Add ``awm env start`` to the ``awm`` command."""
+    start = command_group(subparsers, "env").add_parser(
         "start", help="serve one world: MCP at /mcp, sessions at /ws, /health, /metadata",
         description="Serve one world until Ctrl-C. Prints 'serving <world> at <url> ...' on "
                     "stdout when ready; logs go to stderr.")
     add_config_arguments(start, ServerConfig, names=_NAMES, skip=_SKIP, flatten={"env"})
     start.set_defaults(func=_cmd_start)
-    check = env_sub.add_parser(
-        "check", help="list the tools of a world server (or any MCP server)",
-        description="Connect to the MCP endpoint of a server and list its tools.")
-    add_config_arguments(check, CheckOptions, names={"timeout_s": "timeout"})
-    check.set_defaults(func=_cmd_check)

@@ -22,8 +22,8 @@ import threading
 from typing import IO, Any
 
 from awm_gym.errors import AWMGymError
-from awm_gym.server.cli import AUTH_TOKEN_ENV
 from awm_gym.server.config import ServerConfig
+from awm_gym.wire.auth import AUTH_TOKEN_ENV
 
 __all__ = ["ServerProcess", "server_arguments"]
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from awm_gym.errors import AWMGymError
-from awm_gym.server.app import WorldServer
 from awm_gym.server.config import ServerConfig
+from awm_gym.server.registry import make_server
 
 logger = logging.getLogger(__name__)
 
@@ -79,18 +79,6 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
             signal.signal(s, handler)
 
 
-def _make_server(config: ServerConfig) -> Any:
-    """The server object of ``config.protocol``: ``app``, ``jobs`` (run here) and ``close``."""
-    if config.protocol == "openenv":
-        try:
-            from awm_gym.integrations.openenv.server import OpenEnvWorldServer
-        except ImportError as e:
-            raise AWMGymError(f"--protocol openenv needs openenv-core ({e}); install it with "
-                              "pip install 'awm-gym[openenv]'.") from e
-        return OpenEnvWorldServer(config)
-    return WorldServer(config)
-
-
 def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None,
           stop: threading.Event | None = None) -> None:
     """Serve ``config.world`` until SIGINT/SIGTERM (or ``stop`` is set).
@@ -99,7 +87,9 @@ def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None
         config: what to serve and the limits.
         on_ready: called with the base URL (``http://host:port``) once the server accepts
             connections; the MCP endpoint is ``<url>/mcp`` and sessions are ``<url>/ws``
-            (``protocol="openenv"``: OpenEnv's routes, ``/ws`` for its clients).
+            (``protocol="openenv"``: OpenEnv's routes, ``/ws`` for its clients; that server is
+            registered by ``import awm_gym.integrations.openenv``, see
+            :mod:`awm_gym.server.registry`).
         stop: an event that stops the server when set (besides the signals).
 
     Call it on the main thread: elsewhere a tool call that loops in Python cannot be stopped
@@ -108,7 +98,8 @@ def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None
     Raises:
         UnknownWorldError: no such world in the world set.
         OSError: the address cannot be bound.
-        AWMGymError: uvicorn failed to start.
+        AWMGymError: uvicorn failed to start, or no server is registered for
+            ``config.protocol``.
     """
     import uvicorn
 
@@ -124,7 +115,7 @@ def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None
     stop = stop if stop is not None else threading.Event()
     sock = bind_socket(config.host, config.port)  # first: a taken port fails before any loading
     try:
-        server = _make_server(config)
+        server = make_server(config)
     except BaseException:
         sock.close()
         raise

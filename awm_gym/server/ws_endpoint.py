@@ -1,6 +1,6 @@
 """The session endpoint (``/ws``): one WebSocket connection drives one instance of the world.
 
-The wire format is in :mod:`awm_gym.server.protocol`. A connection is refused with
+The wire format is in :mod:`awm_gym.wire.protocol`. A connection is refused with
 ``CAPACITY_REACHED`` when the table is full, gets a ``session`` frame otherwise, then sends
 requests and reads one reply per request, in order. The endpoint keeps each session's episode
 bookkeeping (so a step before reset, or after the end, is a clear error, never a step of whatever
@@ -19,7 +19,8 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from awm_gym.errors import EnvUsageError, UnknownWorldError
-from awm_gym.server.protocol import (
+from awm_gym.server.sessions import Session
+from awm_gym.wire.protocol import (
     CLOSE_CODES,
     PROTOCOL_VERSION,
     SESSION_FRAME,
@@ -33,7 +34,6 @@ from awm_gym.server.protocol import (
     reset_arguments,
     step_action,
 )
-from awm_gym.server.sessions import Session
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,8 @@
   :class:`AWMAction` / :class:`AWMObservation` / :class:`AWMState`, ``rubric`` from our scoring,
   ``SUPPORTS_CONCURRENT_SESSIONS``), usable in-process;
 - ``awm env start --protocol openenv``: served by openenv-core's ``create_app``
-  (:class:`~awm_gym.integrations.openenv.server.OpenEnvWorldServer`);
+  (:class:`~awm_gym.integrations.openenv.server.OpenEnvWorldServer`), which importing this
+  package registers with :func:`awm_gym.server.register_server` (the ``awm`` command does);
 - :class:`AWMEnvClient`: openenv-core's ``EnvClient`` for it.
 
 See docs/server.md, "OpenEnv".
@@ -19,10 +20,34 @@ Example:
 
 from __future__ import annotations
 
-from awm_gym.integrations.openenv.client import AWMEnvClient
-from awm_gym.integrations.openenv.environment import AWMEnvironment
-from awm_gym.integrations.openenv.models import AWMAction, AWMObservation, AWMState, ToolCallSpec
-from awm_gym.integrations.openenv.rubric import AWMRubric, rubric_for
+from typing import TYPE_CHECKING
+
+from awm_gym.lazy_exports import lazy_exports
+from awm_gym.server.registry import register_server
+
+if TYPE_CHECKING:
+    from awm_gym.server.config import ServerConfig
+    from awm_gym.server.registry import ServedWorld
 
 __all__ = ["AWMEnvironment", "AWMEnvClient", "AWMAction", "AWMObservation", "AWMState",
            "ToolCallSpec", "AWMRubric", "rubric_for"]
+
+# openenv-core loads when a name is first used: importing this package only registers the server
+__getattr__ = lazy_exports(__name__, {
+    "client": ("AWMEnvClient",), "environment": ("AWMEnvironment",),
+    "models": ("AWMAction", "AWMObservation", "AWMState", "ToolCallSpec"),
+    "rubric": ("AWMRubric", "rubric_for")})
+
+
+def _openenv_server(config: ServerConfig) -> ServedWorld:
+    try:
+        from awm_gym.integrations.openenv.server import OpenEnvWorldServer
+    except ImportError as e:
+        from awm_gym.errors import AWMGymError
+
+        raise AWMGymError(f"--protocol openenv needs openenv-core ({e}); install it with "
+                          "pip install 'awm-gym[openenv]'.") from e
+    return OpenEnvWorldServer(config)
+
+
+register_server("openenv", _openenv_server)

@@ -43,9 +43,9 @@ from awm_gym.envs.vector_env import make_runtime
 from awm_gym.errors import EnvUsageError
 from awm_gym.integrations.openenv.environment import AWMEnvironment
 from awm_gym.integrations.openenv.models import AWMAction, AWMObservation
-from awm_gym.server.auth import TokenGate
 from awm_gym.server.config import ServerConfig
 from awm_gym.server.executor import RuntimeLoop
+from awm_gym.wire.auth import TokenGate
 
 __all__ = ["OpenEnvWorldServer"]
 

@@ -109,3 +109,19 @@ def test_a_required_option_accepts_its_snake_spelling() -> None:
     add_config_arguments(parser, Needs)
     assert config_from_args(Needs, parser.parse_args(["--world_name", "w"])).world_name == "w"
     assert config_from_args(Needs, parser.parse_args(["--world-name", "w"])).world_name == "w"
+
+
+def test_two_modules_add_commands_to_one_group() -> None:
+    from awm_gym.cli_config import command_group
+    from awm_gym.remote.cli import add_subcommands as add_check
+    from awm_gym.server.cli import add_subcommands as add_start
+
+    parser = CommandParser(prog="awm")
+    sub = parser.add_subparsers(dest="command")
+    add_start(sub)
+    add_check(sub)
+    assert set(command_group(sub, "env").choices) == {"start", "check"}
+    assert parser.parse_args(["env", "check"]).env_command == "check"
+    assert parser.parse_args(["env", "start", "--world", "spotify"]).env_command == "start"
+    with pytest.raises(KeyError, match="command group 'nope': add it to COMMAND_GROUPS"):
+        command_group(sub, "nope")

@@ -19,7 +19,10 @@ import hmac
 import json
 from typing import Any
 
-__all__ = ["OPEN_PATHS", "TokenGate", "auth_headers"]
+__all__ = ["AUTH_TOKEN_ENV", "OPEN_PATHS", "TokenGate", "auth_headers"]
+
+AUTH_TOKEN_ENV = "AWM_GYM_AUTH_TOKEN"
+"""The environment variable ``awm env start`` and ``awm env check`` read the token from."""
 
 OPEN_PATHS = frozenset({"/health"})
 """Routes answered without the token."""

@@ -44,6 +44,7 @@ from typing import Any
 __all__ = [
     "PROTOCOL_VERSION", "MessageType", "ErrorCode", "Request", "ProtocolError", "parse_request",
     "reset_arguments", "step_action", "encode_frame", "error_frame", "CLOSE_CODES",
+    "SESSION_FRAME", "ERROR_FRAME",
 ]
 
 PROTOCOL_VERSION = 1

@@ -1,4 +1,4 @@
-"""Tests for awm_gym/server/protocol.py: parsing client frames and writing replies."""
+"""Tests for awm_gym/wire/protocol.py: parsing client frames and writing replies."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from awm_gym.server.protocol import (
+from awm_gym.wire.protocol import (
     ErrorCode,
     MessageType,
     ProtocolError,
