@@ -159,7 +159,8 @@ class VerifierResult:
             the pool, dispatch to detection).
 
     Example:
-        >>> VerifierResult(VerifierLabel.COMPLETE, None, None, {"result": "complete"}, 0.0).is_complete
+        >>> result = VerifierResult(VerifierLabel.COMPLETE, None, None, {"result": "complete"}, 0.0)
+        >>> result.is_complete
         True
     """
 

@@ -41,9 +41,8 @@ WIRE_STRINGS: dict[type[enum.Enum], set[str]] = {
 
 
 def test_every_enum_of_the_vocabulary_is_pinned():
-    defined = {v for v in vars(vocab).values()
-               if isinstance(v, type) and issubclass(v, enum.Enum) and v.__module__ == vocab.__name__
-               and len(v)}
+    defined = {v for v in vars(vocab).values() if isinstance(v, type)
+               and issubclass(v, enum.Enum) and v.__module__ == vocab.__name__ and len(v)}
     assert defined == set(WIRE_STRINGS)
 
 
