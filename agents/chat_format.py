@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from awm_gym.turn import Turn
+from awm_gym.vocab import Turn, coerce_enum
 
 from .errors import AgentConfigError
 
@@ -62,11 +62,8 @@ class CatalogueMode(str, enum.Enum):
 
     @classmethod
     def coerce(cls, value: str | CatalogueMode) -> CatalogueMode:
-        try:
-            return cls(value)
-        except ValueError:
-            raise AgentConfigError(f"ChatFormatConfig.catalogue={value!r}: choose one of "
-                                   f"{[m.value for m in cls]}.") from None
+        return coerce_enum(cls, value, field="ChatFormatConfig.catalogue",
+                           error=AgentConfigError)
 
 
 @dataclass(frozen=True)

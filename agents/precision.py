@@ -29,6 +29,8 @@ import enum
 import logging
 from typing import Any
 
+from awm_gym.vocab import coerce_enum
+
 from .errors import AgentConfigError
 
 logger = logging.getLogger(__name__)
@@ -49,11 +51,7 @@ class DType(str, enum.Enum):
     def coerce(cls, value: str | DType | Any) -> DType:
         """Accept ``float32``/``fp32``/``torch.float32``, ``bfloat16``/``bf16``/``torch.bfloat16``."""
         text = value.value if isinstance(value, DType) else str(value)
-        try:
-            return cls(_ALIASES.get(text, text))
-        except ValueError:
-            raise AgentConfigError(f"dtype {value!r}: choose one of {[m.value for m in cls]} "
-                                   "(or fp32 / bf16).") from None
+        return coerce_enum(cls, text, field="dtype", error=AgentConfigError, aliases=_ALIASES)
 
     @property
     def torch_dtype(self) -> Any:

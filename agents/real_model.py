@@ -38,7 +38,7 @@ from typing import IO, Any
 from awm_gym import info_keys as K
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args
-from awm_gym.worlds.splits import Subset
+from awm_gym.worlds import Subset
 
 from .config import TrainConfig, config_to_dict
 from .errors import AgentConfigError

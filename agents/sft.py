@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from awm_gym.turn import Turn
+from awm_gym.vocab import Turn
 
 from .chat_format import (
     ChatFormatConfig,

@@ -14,7 +14,8 @@ once. The convention:
   spellings, ``skip`` leaves fields out, ``positional`` makes fields positional arguments;
 * types come from the annotations: ``int``/``float``/``str``, ``bool`` (``--x`` / ``--no-x``),
   enums and ``Literal`` (choices), ``X | None`` (the word ``none`` gives None), tuples (one or
-  more values, the flag repeatable) and mappings (a JSON object);
+  more values, the flag repeatable) and mappings (a JSON object); a field that accepts only some
+  of an enum's members says so with ``field(metadata={"choices": members})``;
 * options left out keep the defaults of the instance (or class) the parser was built from, and
   the config is built (and validated) anew from what was given.
 
@@ -196,6 +197,8 @@ def add_config_arguments(parser: argparse.ArgumentParser, cfg: Any, *,
     root = _root if _root is not None else parser
     hints = typing.get_type_hints(cfg if isinstance(cfg, type) else type(cfg))
     docs = field_docs(cfg if isinstance(cfg, type) else type(cfg))
+    narrowed = {f.name: [getattr(c, "value", c) for c in f.metadata["choices"]]
+                for f in dataclasses.fields(cfg) if "choices" in f.metadata}
     for name, value in _defaults(cfg).items():
         path = _prefix + name
         if path in skip:
@@ -224,7 +227,7 @@ def add_config_arguments(parser: argparse.ArgumentParser, cfg: Any, *,
         if inner is bool:
             kwargs["action"] = argparse.BooleanOptionalAction
         else:
-            choices = _choices(inner)
+            choices = narrowed.get(name) or _choices(inner)
             is_tuple = typing.get_origin(inner) is tuple
             element = typing.get_args(inner)[0] if is_tuple else inner
             kwargs.update(

@@ -15,7 +15,9 @@ ACTION_KIND = "action_kind"
 TOOL = "tool"
 """The tool called (operation id)."""
 TOOL_OUTCOME = "tool_outcome"
-"""``ok`` | ``http_error`` | ``input_invalid`` | ``timeout`` | ``crash`` | ``unknown_tool``."""
+"""How the tool call ended: a :class:`~awm_gym.vocab.ToolOutcome` (``ok`` | ``http_error`` |
+``input_invalid`` | ``timeout`` | ``crash`` | ``unknown_tool`` | ``worker_died`` |
+``worker_timed_out``)."""
 TOOL_STATUS = "tool_status"
 """The HTTP status the app returned (-1 when the call never reached the app)."""
 TOOL_TIME_S = "tool_time_s"
@@ -29,7 +31,8 @@ ERROR = "error"
 FINAL_ANSWER = "final_answer"
 """The final answer as verified (reasoning removed)."""
 VERIFIER_LABEL = "verifier_label"
-"""``complete`` | ``others`` | ``awaiting_judge`` | ``verifier_error`` | ``no_verifier``."""
+"""A :class:`~awm_gym.vocab.VerifierLabel`: ``complete`` | ``others`` | ``awaiting_judge`` |
+``verifier_error`` | ``no_verifier``."""
 VERIFIER_ERROR = "verifier_error"
 """``<kind>: <detail>`` when the verifier crashed, timed out or returned a bad shape."""
 VERIFIER_OUTPUT = "verifier_output"
@@ -41,8 +44,9 @@ REWARD_VALID = "reward_valid"
 SUCCESS = "success"
 """True when the verifier (or the LLM judge) said complete; with a rubric, a score >= 1."""
 JUDGE_LABEL = "judge_label"
-"""The LLM judge's label: ``complete`` | ``incomplete`` | ``agent_error`` | ``server_error`` |
-``judge_error`` (only when ``EnvConfig.judge`` is set and the episode had sql-mode evidence)."""
+"""The LLM judge's :class:`~awm_gym.vocab.JudgeLabel`: ``complete`` | ``incomplete`` |
+``agent_error`` | ``server_error`` | ``judge_error`` (only when ``EnvConfig.judge`` is set and the
+episode had sql-mode evidence)."""
 JUDGE_ERROR = "judge_error"
 """``<kind>: <detail>`` when the judge timed out, failed or gave no valid label."""
 REWARD_COMPONENTS = "reward_components"

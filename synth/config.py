@@ -22,12 +22,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from awm_gym.llm_endpoint import LLMEndpoint
+from awm_gym.vocab import GENERATION_MODES, VerifierMode, coerce_enum
 
 from .errors import SynthConfigError
 
 __all__ = ["SynthLLM", "EmbeddingConfig", "SynthConfig"]
 
-_VERIFIER_MODES = ("code", "sql", "both")
 _EMBEDDING_BACKENDS = ("openai", "local")
 
 
@@ -122,7 +122,8 @@ class SynthConfig:
     """Tasks per world."""
     max_retry: int = 5
     """Corrections per item: each failure goes back to the LLM with its error this many times."""
-    verifier_mode: str = "code"
+    verifier_mode: VerifierMode = field(default=VerifierMode.CODE,
+                                        metadata={"choices": GENERATION_MODES})
     """Verifiers to generate: 'code' (pure code, gen_verifier.pure_code.jsonl), 'sql' (evidence
     for the LLM judge, gen_verifier.jsonl) or 'both'."""
     max_failed_insert_ratio: float = 0.0
@@ -149,9 +150,9 @@ class SynthConfig:
     """Model for the LLM judge that proves sql-mode verifiers; None uses llm.model."""
 
     def __post_init__(self) -> None:
-        if self.verifier_mode not in _VERIFIER_MODES:
-            raise SynthConfigError(f"SynthConfig.verifier_mode={self.verifier_mode!r}: choose one "
-                                   f"of {', '.join(map(repr, _VERIFIER_MODES))}.")
+        object.__setattr__(self, "verifier_mode", coerce_enum(
+            VerifierMode, self.verifier_mode, field="SynthConfig.verifier_mode",
+            error=SynthConfigError, allowed=GENERATION_MODES))
         _positive("SynthConfig", self, "scenarios_per_request", "parallel_requests",
                   "max_per_category", "max_rounds", "num_tasks", "tool_timeout_s",
                   "verifier_timeout_s", "probe_timeout_s", "max_dump_chars")
@@ -169,9 +170,9 @@ class SynthConfig:
             object.__setattr__(self, "scenario", (self.scenario,))
 
     @property
-    def verifier_modes(self) -> tuple[str, ...]:
+    def verifier_modes(self) -> tuple[VerifierMode, ...]:
         """The verifier modes to generate, in file order."""
-        return ("code", "sql") if self.verifier_mode == "both" else (self.verifier_mode,)
+        return self.verifier_mode.kinds
 
     def to_json(self) -> dict[str, Any]:
         """The resolved config as JSON (no secrets: keys are named by environment variable)."""

@@ -33,6 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.vocab import ToolOutcome
+
 __all__ = ["ProbeReport", "probe_world", "probe_problems", "smoke_arguments", "is_code_bug"]
 
 _BUG_EXCEPTIONS = frozenset({
@@ -48,7 +50,7 @@ _TYPE_DEFAULTS = {"integer": 1, "number": 1.0, "string": "test", "boolean": Fals
                   "object": {}}
 
 
-def is_code_bug(outcome: str, detail: str | None) -> bool:
+def is_code_bug(outcome: ToolOutcome | str, detail: str | None) -> bool:
     """Whether a tool result shows a defect of the code rather than of the input.
 
     Example:
@@ -57,9 +59,9 @@ def is_code_bug(outcome: str, detail: str | None) -> bool:
         >>> is_code_bug("crash", "AttributeError: 'NoneType' object has no attribute 'title'")
         False
     """
-    if outcome == "timeout":
+    if outcome == ToolOutcome.TIMEOUT:
         return True
-    if outcome != "crash" or not detail:
+    if outcome != ToolOutcome.CRASH or not detail:
         return False
     name = detail.split(":", 1)[0].strip().rsplit(".", 1)[-1]
     return name in _BUG_EXCEPTIONS and "NoneType" not in detail
@@ -132,7 +134,8 @@ def probe_problems(report: ProbeReport, expected_tools: list[str], timeout_s: fl
             out.append(f"Route defect: {text}")
     for call in report.calls:
         if is_code_bug(call["outcome"], call.get("detail")):
-            what = ("did not return within the tool timeout" if call["outcome"] == "timeout"
+            what = ("did not return within the tool timeout"
+                    if call["outcome"] == ToolOutcome.TIMEOUT
                     else f"raised {call.get('detail')}")
             out.append(f"Tool {call['tool']} called with {json.dumps(call['arguments'])} {what}.")
     return out

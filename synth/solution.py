@@ -34,6 +34,7 @@ from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.tools import format_tool_call, strip_thinking
+from awm_gym.vocab import JudgeLabel, ToolOutcome, VerifierLabel, VerifierMode
 
 from .context import RunContext, StageReport
 from .errors import GenerationError
@@ -114,7 +115,7 @@ class _Replay:
     turns: list[Any] = field(default_factory=list)
     call_error: str | None = None
     final_db: bytes = b""
-    verdicts: dict[str, str] = field(default_factory=dict)  # mode -> problem ("" = proved)
+    verdicts: dict[VerifierMode, str] = field(default_factory=dict)  # mode -> problem ("" = proved)
 
 
 def _tool_lines(tools: list[dict[str, Any]]) -> str:
@@ -144,7 +145,7 @@ class _Prover:
         return job.key + ":" + hashlib.sha256(text.encode()).hexdigest()
 
     def _replay(self, world: str, idx: int, calls: list[dict[str, Any]], final: str) -> _Replay:
-        from awm_gym.turn import Turn
+        from awm_gym.vocab import Turn
 
         replay = _Replay(calls, strip_thinking(final) or "Done.")
         runtime = self.runtimes[world]
@@ -158,7 +159,7 @@ class _Prover:
                                      f"({json.dumps(call['arguments'], ensure_ascii=False)}) -> "
                                      f"{shown}")
             replay.turns.append(Turn(action, out.observation))
-            if out.info.get(K.TOOL_OUTCOME) != "ok":
+            if out.info.get(K.TOOL_OUTCOME) != ToolOutcome.OK:
                 replay.call_error = (f"call {k} ({call['tool']}) did not succeed: "
                                      f"{out.info.get(K.ERROR) or out.observation[:400]}")
                 break
@@ -187,24 +188,24 @@ class _Prover:
             for mode in self.run.config.verifier_modes:
                 v = self._verifier(world, idx, mode)
                 jobs.append(VerifyJob(v.code, v.function_name, mode, template, replay.final_db,
-                                      replay.final_answer if mode == "code" else None))
+                                      replay.final_answer if mode == VerifierMode.CODE else None))
                 owners.append((job, replay, mode))
         results = self.run.pool().run(jobs) if jobs else []
         to_judge = []
         for (job, replay, mode), result in zip(owners, results, strict=True):
-            if result.label == "verifier_error":
+            if result.label == VerifierLabel.VERIFIER_ERROR:
                 replay.verdicts[mode] = (f"the {mode}-mode verifier failed after your calls "
                                          f"({result.error_kind}): {result.error}")
-            elif mode == "code":
-                replay.verdicts[mode] = "" if result.label == "complete" else \
+            elif mode == VerifierMode.CODE:
+                replay.verdicts[mode] = "" if result.label == VerifierLabel.COMPLETE else \
                     f"the verifier said {result.label!r}, not 'complete', after your calls"
             else:
                 to_judge.append((job, replay, result.output))
         self._judge(to_judge)
 
-    def _verifier(self, world: str, idx: int, mode: str) -> Any:
+    def _verifier(self, world: str, idx: int, mode: VerifierMode) -> Any:
         wdef = self.ws[world]
-        return (wdef.code_verifiers if mode == "code" else wdef.sql_verifiers)[idx]
+        return (wdef.code_verifiers if mode == VerifierMode.CODE else wdef.sql_verifiers)[idx]
 
     def _judge(self, items: list[tuple[RepairJob, _Replay, Any]]) -> None:
         from awm_gym.scoring import JudgeRequest, criteria_from_raw_response
@@ -214,34 +215,36 @@ class _Prover:
         requests, noop_for = [], []
         for job, replay, evidence in items:
             world, idx, task = job.context
-            criteria = criteria_from_raw_response(self._verifier(world, idx, "sql").raw_response)
+            criteria = criteria_from_raw_response(
+                self._verifier(world, idx, VerifierMode.SQL).raw_response)
             requests.append(JudgeRequest(task, tuple(replay.turns), replay.final_answer,
                                          evidence, criteria))
             noop_for.append(JudgeRequest(task, (), "", self._noop(world, idx), criteria))
         verdicts = self.run.judge().judge(requests + noop_for)
         solved, noop = verdicts[:len(items)], verdicts[len(items):]
+        sql = VerifierMode.SQL
         for (job, replay, _), after, before in zip(items, solved, noop, strict=True):
-            if before.label == "complete":
-                replay.verdicts["sql"] = ("the judge says 'complete' for the untouched database "
-                                          "and no steps, so this task cannot be proved: the "
-                                          "evidence cannot tell doing nothing from doing it")
-            elif after.label != "complete":
+            if before.label == JudgeLabel.COMPLETE:
+                replay.verdicts[sql] = ("the judge says 'complete' for the untouched database "
+                                        "and no steps, so this task cannot be proved: the "
+                                        "evidence cannot tell doing nothing from doing it")
+            elif after.label != JudgeLabel.COMPLETE:
                 detail = f" ({after.error_kind}: {after.error})" if after.error_kind else \
                     f": {after.reasoning}"
-                replay.verdicts["sql"] = (f"the judge said {after.label!r}, not 'complete', for "
-                                          f"your calls and the verifier's evidence{detail}")
+                replay.verdicts[sql] = (f"the judge said {after.label!r}, not 'complete', for "
+                                        f"your calls and the verifier's evidence{detail}")
             else:
-                replay.verdicts["sql"] = ""
+                replay.verdicts[sql] = ""
 
     def _noop(self, world: str, idx: int) -> Any:
         from awm_gym.scoring import VerifyJob
 
         key = task_key(world, idx)
         if key not in self._noop_evidence:
-            v = self._verifier(world, idx, "sql")
+            v = self._verifier(world, idx, VerifierMode.SQL)
             template = self.runtimes[world].prepared(world).template
-            [result] = self.run.pool().run([VerifyJob(v.code, v.function_name, "sql", template,
-                                                      template)])
+            [result] = self.run.pool().run([VerifyJob(v.code, v.function_name, VerifierMode.SQL,
+                                                      template, template)])
             self._noop_evidence[key] = result.output
         return self._noop_evidence[key]
 
@@ -259,9 +262,9 @@ class _Prover:
         problems = [p for p in replay.verdicts.values() if p]
         if problems:
             extra = ""
-            if replay.verdicts.get("code"):
+            if replay.verdicts.get(VerifierMode.CODE):
                 extra = ("\nThe task's checker (it must say complete):\n"
-                         + self._verifier(world, idx, "code").code)
+                         + self._verifier(world, idx, VerifierMode.CODE).code)
             raise GenerationError("Replaying your calls succeeded, but " + "; ".join(problems)
                                   + f".\nTranscript:\n{steps}\nFinal answer: "
                                   f"{replay.final_answer!r}{extra}")
@@ -274,7 +277,7 @@ def _world_jobs(run: RunContext, runtime: Any, wdef: Any, out: StageOutput) -> l
     dump = dump_database(runtime.prepared(wdef.name).template, run.config.max_dump_chars)
     for idx, task in enumerate(wdef.tasks):
         key = task_key(wdef.name, idx)
-        slots = {"code": wdef.code_verifiers, "sql": wdef.sql_verifiers}
+        slots = {VerifierMode.CODE: wdef.code_verifiers, VerifierMode.SQL: wdef.sql_verifiers}
         if out.has(key) or any(slots[m][idx] is None or not slots[m][idx].code
                                for m in run.config.verifier_modes):
             continue

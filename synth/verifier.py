@@ -26,7 +26,13 @@ import hashlib
 import json
 from typing import Any
 
-from awm_gym.worlds import VerifierDef
+from awm_gym.vocab import VerifierLabel, VerifierMode
+from awm_gym.worlds import (
+    CODE_VERIFIER_FILE,
+    ENTRY_FUNCTIONS,
+    SQL_VERIFIER_FILE,
+    VerifierDef,
+)
 
 from .context import RunContext, StageReport
 from .errors import GenerationError
@@ -35,10 +41,10 @@ from .repair import RepairJob, RepairOutcome, run_with_repair
 from .store import StageOutput, rows_by_world, task_key
 from .world_text import dump_database
 
-__all__ = ["run_stage", "parse_verifier_answer", "VERIFIER_FILES", "ENTRY_POINTS", "stage_name"]
+__all__ = ["run_stage", "parse_verifier_answer", "VERIFIER_FILES", "stage_name"]
 
-VERIFIER_FILES = {"code": "gen_verifier.pure_code.jsonl", "sql": "gen_verifier.jsonl"}
-ENTRY_POINTS = {"code": "verify_task_completion", "sql": "verify_task"}
+VERIFIER_FILES = {VerifierMode.CODE: CODE_VERIFIER_FILE, VerifierMode.SQL: SQL_VERIFIER_FILE}
+"""The file each mode's verifiers are written to (the layout of AgentWorldModel-1K)."""
 
 _SYSTEM = ("You write Python functions that check, from an application's SQLite databases, "
            "whether an AI agent completed a user's task.")
@@ -89,12 +95,12 @@ Reply with a JSON object only:
 {{"reasoning": "...", "python_code": "<the function source>", "function_name": "verify_task", "success_criteria": "...", "failure_criteria": "..."}}"""
 
 
-def stage_name(mode: str) -> str:
+def stage_name(mode: VerifierMode) -> str:
     """The stage name used in requests and failure records for one mode."""
     return f"verifier-{mode}"
 
 
-def parse_verifier_answer(answer: str, mode: str) -> tuple[str, str, str]:
+def parse_verifier_answer(answer: str, mode: VerifierMode) -> tuple[str, str, str]:
     """``(code, function_name, raw_response)`` of an answer, before it is run.
 
     Raises:
@@ -110,7 +116,7 @@ def parse_verifier_answer(answer: str, mode: str) -> tuple[str, str, str]:
         raise GenerationError(f"python_code does not compile: {e.msg} at line {e.lineno}: "
                               f"{(e.text or '').strip()!r}.") from e
     name = VerifierDef.from_row(0, mode, code, None).function_name
-    expected = ENTRY_POINTS[mode]
+    expected = ENTRY_FUNCTIONS[mode]
     if name != expected or f"def {expected}(" not in code:
         raise GenerationError(f"The first line starting with 'def verify_' defines {name!r}, but "
                               f"loaders call that first one: define {expected}(...) first and "
@@ -140,7 +146,7 @@ class _Checker:
                 continue
             template = self.templates[job.context[0]]
             jobs.append(VerifyJob(code, name, self.mode, template, template,
-                                  "" if self.mode == "code" else None))
+                                  "" if self.mode == VerifierMode.CODE else None))
             keys.append(self._key(job, code))
         for key, result in zip(keys, self.run.pool().run(jobs), strict=True):
             self.results[key] = result
@@ -151,15 +157,15 @@ class _Checker:
         if key not in self.results:
             self.prepare([(job, text)])
         result = self.results[key]
-        if result.label == "verifier_error":
+        if result.label == VerifierLabel.VERIFIER_ERROR:
             raise GenerationError(f"Running {name} on the untouched initial database failed "
                                   f"({result.error_kind}): {result.error}")
-        if self.mode == "code" and result.label == "complete":
+        if self.mode == VerifierMode.CODE and result.label == VerifierLabel.COMPLETE:
             raise GenerationError(f"{name} returns {{'result': 'complete'}} on the untouched "
                                   "initial database with an empty final answer: it would pass an"
                                   " agent that did nothing. Check the change or answer the task "
                                   "asks for.")
-        if self.mode == "sql" and not isinstance(result.output, dict):
+        if self.mode == VerifierMode.SQL and not isinstance(result.output, dict):
             raise GenerationError(f"{name} must return a dict of evidence, got "
                                   f"{type(result.output).__name__}.")
         return code, raw
@@ -205,7 +211,7 @@ def run_stage(run: RunContext) -> StageReport:
     notes = []
     for mode, out in outs.items():
         stage = stage_name(mode)
-        prompt = _CODE_PROMPT if mode == "code" else _SQL_PROMPT
+        prompt = _CODE_PROMPT if mode == VerifierMode.CODE else _SQL_PROMPT
         jobs, total = [], 0
         for w in worlds:
             for i, task in enumerate(tasks[w]["tasks"]):

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from awm_gym.vocab import coerce_enum
+
 from ..errors import AgentConfigError
 
 __all__ = ["AdvantageMode", "Advantages", "compute_advantages"]
@@ -44,11 +46,7 @@ class AdvantageMode(str, enum.Enum):
 
     @classmethod
     def coerce(cls, value: str | AdvantageMode) -> AdvantageMode:
-        try:
-            return cls(value)
-        except ValueError:
-            raise AgentConfigError(f"advantage mode {value!r}: choose one of "
-                                   f"{[m.value for m in cls]}.") from None
+        return coerce_enum(cls, value, field="GRPOConfig.advantage", error=AgentConfigError)
 
 
 @dataclass(frozen=True)

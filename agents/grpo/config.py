@@ -16,6 +16,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from awm_gym.vocab import coerce_enum
+
 from ..errors import AgentConfigError
 from .advantages import AdvantageMode
 
@@ -34,11 +36,7 @@ class BackendKind(str, enum.Enum):
 
     @classmethod
     def coerce(cls, value: str | BackendKind) -> BackendKind:
-        try:
-            return cls(value)
-        except ValueError:
-            raise AgentConfigError(f"RolloutConfig.backend={value!r}: choose one of "
-                                   f"{[m.value for m in cls]}.") from None
+        return coerce_enum(cls, value, field="RolloutConfig.backend", error=AgentConfigError)
 
 
 class CutTurnMode(str, enum.Enum):
@@ -60,11 +58,7 @@ class CutTurnMode(str, enum.Enum):
 
     @classmethod
     def coerce(cls, value: str | CutTurnMode) -> CutTurnMode:
-        try:
-            return cls(value)
-        except ValueError:
-            raise AgentConfigError(f"GRPOConfig.cut_turn={value!r}: choose one of "
-                                   f"{[m.value for m in cls]}.") from None
+        return coerce_enum(cls, value, field="GRPOConfig.cut_turn", error=AgentConfigError)
 
 
 class LossNorm(str, enum.Enum):
@@ -86,11 +80,7 @@ class LossNorm(str, enum.Enum):
 
     @classmethod
     def coerce(cls, value: str | LossNorm) -> LossNorm:
-        try:
-            return cls(value)
-        except ValueError:
-            raise AgentConfigError(f"GRPOConfig.loss_norm={value!r}: choose one of "
-                                   f"{[m.value for m in cls]}.") from None
+        return coerce_enum(cls, value, field="GRPOConfig.loss_norm", error=AgentConfigError)
 
 
 @dataclass(frozen=True)

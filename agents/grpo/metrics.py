@@ -29,6 +29,8 @@ from typing import IO, Any, Protocol
 
 import numpy as np
 
+from awm_gym.vocab import coerce_enum
+
 from .rollout import Trajectory
 
 __all__ = ["MetricsSink", "JSONLSink", "ConsoleSink", "MultiSink", "TensorBoardSink",
@@ -97,13 +99,9 @@ class ReportTo(str, enum.Enum):
 
     @classmethod
     def coerce(cls, value: str | ReportTo) -> ReportTo:
-        try:
-            return cls(value)
-        except ValueError:
-            from ..errors import AgentConfigError
+        from ..errors import AgentConfigError
 
-            raise AgentConfigError(f"RunConfig.report_to={value!r}: choose one of "
-                                   f"{[m.value for m in cls]}.") from None
+        return coerce_enum(cls, value, field="RunConfig.report_to", error=AgentConfigError)
 
 
 class MetricsSink(Protocol):

@@ -310,7 +310,7 @@ def _trajectory(spec: EpisodeSpec, task: str, turns: list[TurnSample],
 def to_episode(traj: Trajectory, episode_idx: int, policy_name: str) -> Any:
     """The trajectory as an :class:`awm_gym.manager.episode.Episode` (for HTML transcripts)."""
     from awm_gym.manager import Episode
-    from awm_gym.turn import Turn
+    from awm_gym.vocab import Turn
 
     turns = []
     for k, t in enumerate(traj.turns):

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from awm_gym import info_keys as K
-from awm_gym.turn import Turn
+from awm_gym.vocab import Turn
 
 from ..chat_format import (
     ChatFormatConfig,

@@ -36,6 +36,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.vocab import coerce_enum
+
 from ..chat_format import ChatFormatConfig, ChatRenderer
 from ..errors import AgentConfigError, ModelLoadError
 from ..lora import causal_lm, checkpoint_state
@@ -72,11 +74,7 @@ class WeightSyncMode(str, enum.Enum):
 
     @classmethod
     def coerce(cls, value: str | WeightSyncMode) -> WeightSyncMode:
-        try:
-            return cls(value)
-        except ValueError:
-            raise AgentConfigError(f"VLLMEngineConfig.weight_sync={value!r}: choose one of "
-                                   f"{[m.value for m in cls]}.") from None
+        return coerce_enum(cls, value, field="VLLMEngineConfig.weight_sync", error=AgentConfigError)
 
 
 @dataclass(frozen=True)

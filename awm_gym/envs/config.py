@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from awm_gym.scoring.judge import JudgeConfig
-from awm_gym.scoring.rewards import RewardConfig, VerifierMode
+from awm_gym.scoring.rewards import RewardConfig
 from awm_gym.scoring.rubrics import Rubric
 from awm_gym.scoring.scorer import ScoringConfig
+from awm_gym.vocab import SCORING_MODES, VerifierMode
 from awm_gym.worlds.clock import parse_instant
 
 __all__ = ["EnvConfig"]
@@ -71,7 +72,8 @@ class EnvConfig:
     loaded from disk)."""
     worker_memory_mb: int | None = 4096
     """Address-space limit of each contained worker process (None: no limit)."""
-    verifier_mode: VerifierMode = VerifierMode.AUTO
+    verifier_mode: VerifierMode = field(default=VerifierMode.AUTO,
+                                        metadata={"choices": SCORING_MODES})
     """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
     task has one, else sql); a string is accepted and coerced."""
     clock: str | None = None

@@ -43,7 +43,7 @@ from awm_gym.tools.import_probe import (
     probe_marker,
     probe_world_import,
 )
-from awm_gym.turn import Turn
+from awm_gym.vocab import ToolOutcome, Turn
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.records import VerifierDef, WorldDef, normalize_scenario_name
 from awm_gym.worlds.template_db import TemplateCache
@@ -513,7 +513,8 @@ class WorldRuntime:
         elif isinstance(parsed, UnknownTool):  # AWM's agent answers and the episode goes on
             text = f"Error: {parsed.awm_text}"
             info.update({K.ACTION_KIND: "tool_call", K.TOOL: parsed.name,
-                         K.TOOL_OUTCOME: "unknown_tool", K.TOOL_STATUS: -1, K.ERROR: parsed.hint})
+                         K.TOOL_OUTCOME: ToolOutcome.UNKNOWN_TOOL, K.TOOL_STATUS: -1,
+                         K.ERROR: parsed.hint})
         else:
             assert isinstance(parsed, ToolCall)
             result = self._prepared[inst.world].host.call(

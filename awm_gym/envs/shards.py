@@ -47,6 +47,7 @@ from awm_gym.envs.shard_worker import send_message
 from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
+from awm_gym.vocab import ToolOutcome
 from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
 
@@ -398,7 +399,8 @@ class ShardedRuntime:
         episode = self._episodes[i]
         episode.turns.append(None)
         info = {K.WORLD: episode.world, K.TASK_IDX: episode.task_idx, K.STEP: len(episode.turns),
-                K.ACTION_KIND: "tool_call", K.TOOL_OUTCOME: f"worker_{reason.replace(' ', '_')}",
+                K.ACTION_KIND: "tool_call", K.TOOL_OUTCOME: (
+                    ToolOutcome.WORKER_DIED if reason == "died" else ToolOutcome.WORKER_TIMED_OUT),
                 WORKER_ERROR: reason, K.REWARD_VALID: True}
         cause = ("ended the process running it" if reason == "died"
                  else "ran past its timeout and ignored it")

@@ -45,6 +45,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 
+from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
@@ -54,6 +55,7 @@ from awm_gym.manager.probe import find_clock_seeds, probe_read_tools
 from awm_gym.manager.task_checks import compile_finding, existing_key_finding, schema_finding
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifyJob
 from awm_gym.tools.actions import format_tool_call
+from awm_gym.vocab import ToolOutcome, VerifierLabel, VerifierMode, coerce_enum
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.exclusions import Exclusions, world_digest
 from awm_gym.worlds.splits import world_set_hash
@@ -72,10 +74,10 @@ class TaskReport:
     """The checks of one task."""
 
     task_idx: int
-    verifier_mode: str | None
-    noop_label: str | None
+    verifier_mode: VerifierMode | None
+    noop_label: VerifierLabel | None
     """The verifier's label on the untouched state (should not be ``complete``)."""
-    solved_label: str | None
+    solved_label: VerifierLabel | None
     """The verifier's label after replaying the reference solution (should be ``complete``)."""
     has_solution: bool = False
     findings: tuple[Finding, ...] = ()
@@ -88,7 +90,8 @@ class TaskReport:
     @property
     def proved(self) -> bool:
         """The verifier says incomplete before and complete after the reference solution."""
-        return (self.solved_label == "complete" and self.noop_label != "complete"
+        return (self.solved_label == VerifierLabel.COMPLETE
+                and self.noop_label != VerifierLabel.COMPLETE
                 and not self.findings)
 
 
@@ -194,12 +197,12 @@ def _check_task(runtime: WorldRuntime, world: str, t: int, db: sqlite3.Connectio
     prepared = runtime.prepared(world)
     [noop] = runtime.scorer.pool().run([VerifyJob(verifier.code, verifier.function_name, verifier.mode,
                                            prepared.template, prepared.template, None)])
-    if noop.label == "complete":
+    if noop.label == VerifierLabel.COMPLETE:
         findings.append(Finding(
             Severity.DEFECT, "complete_on_initial_state",
             f"task {t}: the verifier says complete on the untouched initial state, so any "
             "episode that ends at once scores", detail=wdef.tasks[t], task_idx=t))
-    elif noop.label == "verifier_error" and unknown_schema is None:  # else: that is why
+    elif noop.label == VerifierLabel.VERIFIER_ERROR and unknown_schema is None:  # else: that is why
         findings.append(Finding(
             Severity.DEFECT, "verifier_error",
             f"task {t}: the verifier fails on the initial state: {noop.error_kind}: "
@@ -214,7 +217,8 @@ def _check_task(runtime: WorldRuntime, world: str, t: int, db: sqlite3.Connectio
     return report
 
 
-def _replay(runtime: WorldRuntime, world: str, t: int, mode: str, noop_label: str | None,
+def _replay(runtime: WorldRuntime, world: str, t: int, mode: VerifierMode,
+            noop_label: VerifierLabel | None,
             findings: list[Finding]) -> TaskReport:
     """Replay task ``t``'s reference solution through a real instance and verify it."""
     solution = runtime.world_set[world].solutions[t]
@@ -223,7 +227,8 @@ def _replay(runtime: WorldRuntime, world: str, t: int, mode: str, noop_label: st
     solved_label = None
     for k, call in enumerate(solution.calls):
         [out] = runtime.step([0], [format_tool_call(call.tool, call.arguments)])
-        if out.info.get("action_kind") != "tool_call" or out.info.get("tool_outcome") != "ok":
+        if (out.info.get(K.ACTION_KIND) != "tool_call"
+                or out.info.get(K.TOOL_OUTCOME) != ToolOutcome.OK):
             findings.append(Finding(
                 Severity.DEFECT, "solution_failed",
                 f"task {t}: reference call {k} ({call.tool}) failed: "
@@ -238,10 +243,11 @@ def _replay(runtime: WorldRuntime, world: str, t: int, mode: str, noop_label: st
             break
     else:
         [out] = runtime.step([0], [solution.final_answer or "Done."])
-        solved_label = out.info.get("verifier_label")
-        expected = "awaiting_judge" if mode == "sql" else "complete"
+        solved_label = out.info.get(K.VERIFIER_LABEL)
+        expected = (VerifierLabel.AWAITING_JUDGE if mode == VerifierMode.SQL
+                    else VerifierLabel.COMPLETE)
         if solved_label != expected:
-            error = out.info.get("verifier_error")
+            error = out.info.get(K.VERIFIER_ERROR)
             findings.append(Finding(
                 Severity.DEFECT, "solution_not_verified",
                 f"task {t}: the verifier says {solved_label!r} after the reference solution"
@@ -312,7 +318,7 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
         probed, failures = probe_read_tools(prepared.host, prepared.template, FrozenClock(prepared.base_time),
                                             config.tool_timeout_s)
         for failure in failures:
-            what = "answers a bare 500" if failure.outcome == "crash" else "times out"
+            what = "answers a bare 500" if failure.outcome == ToolOutcome.CRASH else "times out"
             findings.append(Finding(
                 Severity.DEFECT, "tool_fails_on_seed_arguments",
                 f"{failure.tool} {what} to {failure.arguments} (drawn from the seed rows): "
@@ -486,8 +492,11 @@ def report_from_wire(d: object) -> WorldReport:
                                                          "solved_label"))
                 and type(t.get("has_solution")) is bool and isinstance(t.get("findings"), list)):
             raise ValueError("not a task report")
-        tasks.append(TaskReport(t["task_idx"], t["verifier_mode"], t["noop_label"],
-                                t["solved_label"], t["has_solution"],
+        mode, noop, solved = (None if t[k] is None else coerce_enum(kind, t[k], field=k)
+                              for k, kind in (("verifier_mode", VerifierMode),
+                                              ("noop_label", VerifierLabel),
+                                              ("solved_label", VerifierLabel)))
+        tasks.append(TaskReport(t["task_idx"], mode, noop, solved, t["has_solution"],
                                 tuple(_finding_from_wire(f) for f in t["findings"])))
     failures = []
     for f in d["template_failures"]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.manager.db_diff import DatabaseDiff
-from awm_gym.turn import Turn
+from awm_gym.vocab import Turn, VerifierLabel
 
 __all__ = ["Turn", "Episode", "EPISODE_FIELDS", "REQUIRED_INFO_KEYS", "DEFAULT_INFO_KEYS"]
 
@@ -74,7 +74,7 @@ class Episode:
         info = self.final_info
         if K.SUCCESS in info:
             return bool(info[K.SUCCESS])
-        return self.verifier_label == "complete"
+        return self.verifier_label == VerifierLabel.COMPLETE
 
     @property
     def terminated(self) -> bool:

@@ -30,6 +30,7 @@ from typing import Any
 
 from awm_gym.tools.catalogue import ToolSpec
 from awm_gym.tools.db_routing import DatabaseSlot
+from awm_gym.vocab import ToolOutcome
 from awm_gym.worlds.clock import FrozenClock
 from awm_gym.worlds.template_db import open_database
 
@@ -171,7 +172,7 @@ class ProbeFailure:
 
     tool: str
     arguments: dict[str, Any]
-    outcome: str
+    outcome: ToolOutcome
     detail: str
 
 
@@ -196,7 +197,7 @@ def probe_read_tools(host: Any, template: bytes, clock: FrozenClock, timeout_s: 
             slot.conn.deserialize(template)
             result = host.call(slot, tool.name, arguments, timeout_s=timeout_s)
             probed += 1
-            if result.outcome in ("crash", "timeout"):
+            if result.outcome in (ToolOutcome.CRASH, ToolOutcome.TIMEOUT):
                 failures.append(ProbeFailure(tool.name, arguments, result.outcome,
                                              result.detail or result.text))
         return probed, failures

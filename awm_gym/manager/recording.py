@@ -57,7 +57,7 @@ from awm_gym.atomic_io import write_text_atomic
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.db_diff import DatabaseDiff
 from awm_gym.manager.episode import DEFAULT_INFO_KEYS, REQUIRED_INFO_KEYS, Episode
-from awm_gym.turn import Turn
+from awm_gym.vocab import Turn
 
 logger = logging.getLogger(__name__)
 

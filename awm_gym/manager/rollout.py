@@ -36,7 +36,7 @@ from awm_gym.errors import EnvUsageError
 from awm_gym.manager.episode import REQUIRED_INFO_KEYS, Episode
 from awm_gym.manager.policy import Policy, policy_name
 from awm_gym.manager.scheduler import Scheduler
-from awm_gym.turn import Turn
+from awm_gym.vocab import Turn
 
 __all__ = ["run_episodes", "episode_options", "check_episodes"]
 
@@ -94,7 +94,7 @@ def run_episodes(scheduler: Scheduler, policy: Policy, episodes: int, seed: int,
         episodes: how many (N); episode k runs with seed ``seed + k``.
         seed: the seed of episode 0.
         options: per-episode reset options (see the module docstring).
-        info_keys: info keys each :class:`~awm_gym.turn.Turn` keeps (the required ones are
+        info_keys: info keys each :class:`~awm_gym.vocab.Turn` keeps (the required ones are
             always kept).
         capture_db_diff: compute each episode's database diff (rows changed) when it ends
             (None where the runtime cannot read databases, as over a world server).

@@ -42,12 +42,12 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from awm_gym.errors import ProviderError
 from awm_gym.llm_endpoint import BackgroundLoop, LLMEndpoint, call_with_retries, make_async_client
 from awm_gym.tools.actions import strip_thinking
-from awm_gym.turn import Turn
+from awm_gym.vocab import JUDGE_LABELS, JUDGE_REWARDS, JudgeLabel, Turn
 
 logger = logging.getLogger(__name__)
 
@@ -56,15 +56,6 @@ __all__ = [
     "LLMJudge", "JudgeAnswerError", "parse_judge_answer", "build_judge_messages",
     "criteria_from_raw_response", "JUDGE_REWARDS",
 ]
-
-JudgeLabel = Literal["complete", "incomplete", "agent_error", "server_error"]
-JUDGE_LABELS: tuple[str, ...] = ("complete", "incomplete", "agent_error", "server_error")
-"""The four labels a judge may answer (AWM's exact strings). When several fit, AWM's prompt
-ranks them complete > server_error > agent_error > incomplete."""
-
-JUDGE_REWARDS: Mapping[str, float] = {"complete": 1.0, "incomplete": 0.1, "agent_error": 0.0,
-                                      "server_error": 0.0}
-"""The default label-to-reward table (OpenEnv's AWM preset; awm.md 4.4)."""
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -127,7 +118,8 @@ class JudgeVerdict:
     """A judge's answer for one episode.
 
     Attributes:
-        label: one of :data:`JUDGE_LABELS`, or ``judge_error`` when no valid answer came.
+        label: one of :data:`~awm_gym.vocab.JUDGE_LABELS`, or ``judge_error`` when no valid
+            answer came.
         error_kind: None, or ``timeout`` | ``provider`` | ``malformed`` when the label is
             ``judge_error``.
         error: one line of detail for ``judge_error``.
@@ -135,7 +127,7 @@ class JudgeVerdict:
         elapsed_s: wall time of the judgement.
     """
 
-    label: str
+    label: JudgeLabel
     error_kind: str | None = None
     error: str | None = None
     reasoning: str = ""
@@ -150,7 +142,7 @@ class JudgeAnswerError(ValueError):
     """A judge answer with no JSON object holding a valid ``classification``."""
 
 
-def parse_judge_answer(text: str) -> tuple[str, str]:
+def parse_judge_answer(text: str) -> tuple[JudgeLabel, str]:
     """Read ``(label, reasoning)`` from a judge's reply.
 
     Reasoning blocks are removed; the reply, a fenced block in it, or the span from its first
@@ -193,7 +185,7 @@ def parse_judge_answer(text: str) -> tuple[str, str]:
     if label not in JUDGE_LABELS:
         raise JudgeAnswerError(f"classification {raw!r} is not one of {', '.join(JUDGE_LABELS)}")
     reasoning = found.get("reasoning")
-    return label, reasoning if isinstance(reasoning, str) else ""
+    return JudgeLabel(label), reasoning if isinstance(reasoning, str) else ""
 
 
 _SYSTEM_PROMPT = """\
@@ -318,12 +310,13 @@ class LLMJudge:
                 lambda: self._client.chat.completions.create(**kwargs), cfg,
                 what="judge request"), cfg.timeout_s)
         except (asyncio.TimeoutError, TimeoutError):
-            return JudgeVerdict("judge_error", "timeout",
+            return JudgeVerdict(JudgeLabel.JUDGE_ERROR, "timeout",
                                 f"no answer within timeout_s={cfg.timeout_s:g}", "",
                                 time.perf_counter() - start)
         except ProviderError as e:  # the boundary to the provider: every fault is data
             kind = "timeout" if type(e.__cause__).__name__ == "APITimeoutError" else "provider"
-            return JudgeVerdict("judge_error", kind, str(e), "", time.perf_counter() - start)
+            return JudgeVerdict(JudgeLabel.JUDGE_ERROR, kind, str(e), "",
+                                time.perf_counter() - start)
         try:
             text = response.choices[0].message.content or ""
         except (AttributeError, IndexError, TypeError):
@@ -331,7 +324,7 @@ class LLMJudge:
         try:
             label, reasoning = parse_judge_answer(text)
         except JudgeAnswerError as e:
-            return JudgeVerdict("judge_error", "malformed", str(e), "",
+            return JudgeVerdict(JudgeLabel.JUDGE_ERROR, "malformed", str(e), "",
                                 time.perf_counter() - start)
         return JudgeVerdict(label, None, None, reasoning, time.perf_counter() - start)
 

@@ -3,11 +3,9 @@
 The default reward is a rubric like any other (:class:`RewardTableRubric`): a code-mode verifier's
 ``complete`` / ``others`` and the LLM judge's four labels map through :class:`RewardConfig`; any
 other label (a crashed verifier, no verifier, a failed judge) is unscored. Which verifier a task
-runs is chosen by :class:`VerifierMode`.
+runs is chosen by :class:`~awm_gym.vocab.VerifierMode`.
 
 Example:
-    >>> VerifierMode.coerce("sql") is VerifierMode.SQL
-    True
     >>> rubric = RewardTableRubric(RewardConfig())
     >>> rubric.score(EpisodeOutcome("done", code_label="complete"))
     1.0
@@ -19,35 +17,12 @@ Example:
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from awm_gym.scoring.rubrics import EpisodeOutcome, Rubric
+from awm_gym.vocab import JudgeLabel, VerifierLabel
 
-__all__ = ["RewardConfig", "RewardTableRubric", "VerifierMode"]
-
-
-class VerifierMode(str, enum.Enum):
-    """Which of a task's verifiers scores a final answer (a ``str`` enum: ``== "sql"`` works)."""
-
-    AUTO = "auto"
-    """The code-mode verifier when the task has one, else the sql-mode verifier (AWM's RL setup)."""
-    CODE = "code"
-    """Only code-mode verifiers (``verify_task_completion`` -> ``{"result": ...}``)."""
-    SQL = "sql"
-    """Only sql-mode verifiers (evidence for an LLM judge)."""
-
-    @classmethod
-    def coerce(cls, value: str | VerifierMode, *, field: str = "verifier_mode") -> VerifierMode:
-        """``value`` as a mode; a ValueError naming ``field`` and the choices otherwise."""
-        try:
-            return cls(value)
-        except ValueError:
-            raise ValueError(f"EnvConfig.{field}={value!r}: choose one of "
-                             f"{', '.join(repr(m.value) for m in cls)}.") from None
-
-    def __str__(self) -> str:
-        return self.value
+__all__ = ["RewardConfig", "RewardTableRubric"]
 
 
 @dataclass(frozen=True)
@@ -75,13 +50,14 @@ class RewardConfig:
     @property
     def judge_table(self) -> dict[str, float]:
         """The judge label -> reward table (complete / incomplete / agent_error / server_error)."""
-        return {"complete": self.complete, "incomplete": self.incomplete,
-                "agent_error": self.agent_error, "server_error": self.server_error}
+        return {JudgeLabel.COMPLETE: self.complete, JudgeLabel.INCOMPLETE: self.incomplete,
+                JudgeLabel.AGENT_ERROR: self.agent_error,
+                JudgeLabel.SERVER_ERROR: self.server_error}
 
     @property
     def code_table(self) -> dict[str, float]:
         """The code-verifier label -> reward table (complete / others)."""
-        return {"complete": self.complete, "others": self.others}
+        return {VerifierLabel.COMPLETE: self.complete, VerifierLabel.OTHERS: self.others}
 
 
 class RewardTableRubric(Rubric):

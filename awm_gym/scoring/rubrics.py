@@ -35,6 +35,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from awm_gym.vocab import JUDGE_LABELS, JUDGE_REWARDS, VerifierLabel
+
 __all__ = ["EpisodeOutcome", "Rubric", "CodeVerifierRubric", "JudgeRubric", "AnswerFormatRubric",
            "WeightedSum", "Gate", "Sequential"]
 
@@ -103,7 +105,10 @@ class CodeVerifierRubric(Rubric):
         self.name = _check_name(name)
 
     def score(self, episode: EpisodeOutcome) -> float | None:
-        return {"complete": 1.0, "others": 0.0}.get(episode.code_label or "")
+        return _CODE_SCORES.get(episode.code_label or "")
+
+
+_CODE_SCORES = {VerifierLabel.COMPLETE: 1.0, VerifierLabel.OTHERS: 0.0}
 
 
 class JudgeRubric(Rubric):
@@ -119,11 +124,9 @@ class JudgeRubric(Rubric):
     requires = frozenset({"judge"})
 
     def __init__(self, table: Mapping[str, float] | None = None, *, name: str = "judge") -> None:
-        from awm_gym.scoring.judge import JUDGE_LABELS, JUDGE_REWARDS
-
         self.name = _check_name(name)
         table = dict(JUDGE_REWARDS if table is None else table)
-        missing = [label for label in JUDGE_LABELS if label not in table]
+        missing = [label.value for label in JUDGE_LABELS if label not in table]
         unknown = [label for label in table if label not in JUDGE_LABELS]
         if missing or unknown:
             raise ValueError(f"JudgeRubric(table=...): give a reward for exactly the labels "

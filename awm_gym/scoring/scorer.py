@@ -3,7 +3,8 @@
 One path from a finished episode to ``(reward, valid, success, info)``:
 
 1. :meth:`Scorer.verifiers_for` picks the verifiers a task runs: the configured rubric's needs
-   (``"code"``, ``"judge"``), or, for the default rubric, the one :class:`VerifierMode` selects.
+   (``"code"``, ``"judge"``), or, for the default rubric, the one
+   :class:`~awm_gym.vocab.VerifierMode` selects.
 2. All verifiers of a batch run in one :class:`~awm_gym.scoring.verifier_pool.VerifierPool` call
    (worker processes, a timeout each, read-only database copies).
 3. Episodes whose sql-mode verifier produced evidence go to the LLM judge in one batch (when
@@ -36,10 +37,10 @@ from awm_gym.scoring.judge import (
     LLMJudge,
     criteria_from_raw_response,
 )
-from awm_gym.scoring.rewards import RewardConfig, RewardTableRubric, VerifierMode
+from awm_gym.scoring.rewards import RewardConfig, RewardTableRubric
 from awm_gym.scoring.rubrics import EpisodeOutcome, Rubric
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifierResult, VerifyJob
-from awm_gym.turn import Turn
+from awm_gym.vocab import Turn, VerifierLabel, VerifierMode
 from awm_gym.worlds.records import VerifierDef, WorldDef
 
 __all__ = ["FinishedEpisode", "Score", "Scorer", "ScoringConfig"]
@@ -156,30 +157,31 @@ class Scorer:
                 for n, ep in enumerate(episodes)]
 
     def _run_verifiers(self, episodes: Sequence[FinishedEpisode]
-                       ) -> list[dict[str, VerifierResult]]:
+                       ) -> list[dict[VerifierMode, VerifierResult]]:
         jobs, owners = [], []
         for n, ep in enumerate(episodes):
             for verifier in self.verifiers_for(ep.world, ep.task_idx):
                 jobs.append(VerifyJob(
                     verifier.code, verifier.function_name, verifier.mode, ep.initial_db,
-                    ep.final_db, ep.final_answer if verifier.mode == "code" else None,
+                    ep.final_db,
+                    ep.final_answer if verifier.mode == VerifierMode.CODE else None,
                     initial_key=ep.initial_key))
                 owners.append(n)
-        by_episode: list[dict[str, VerifierResult]] = [{} for _ in episodes]
+        by_episode: list[dict[VerifierMode, VerifierResult]] = [{} for _ in episodes]
         for n, job, result in zip(owners, jobs, self.pool().run(jobs) if jobs else [],
                                   strict=True):
             by_episode[n][job.mode] = result
         return by_episode
 
     def _judge_batch(self, episodes: Sequence[FinishedEpisode],
-                     results: list[dict[str, VerifierResult]]) -> dict[int, JudgeVerdict]:
+                     results: list[dict[VerifierMode, VerifierResult]]) -> dict[int, JudgeVerdict]:
         """Judge, in one batch, every episode whose sql-mode verifier produced evidence."""
         if self._judge is None:
             return {}
         requests, owners = [], []
         for n, ep in enumerate(episodes):
-            sql = results[n].get("sql")
-            if sql is None or sql.label != "awaiting_judge":
+            sql = results[n].get(VerifierMode.SQL)
+            if sql is None or sql.label != VerifierLabel.AWAITING_JUDGE:
                 continue
             verifier = ep.world.sql_verifiers[ep.task_idx]
             requests.append(JudgeRequest(
@@ -188,18 +190,18 @@ class Scorer:
             owners.append(n)
         return dict(zip(owners, self._judge.judge(requests), strict=True))
 
-    def _score_one(self, ep: FinishedEpisode, results: dict[str, VerifierResult],
+    def _score_one(self, ep: FinishedEpisode, results: dict[VerifierMode, VerifierResult],
                    verdict: JudgeVerdict | None, verify_s: float) -> Score:
         info: dict[str, Any] = {}
         if self.config.record_timings:
             info[K.VERIFY_TIME_S] = verify_s
-        code, sql = results.get("code"), results.get("sql")
+        code, sql = results.get(VerifierMode.CODE), results.get(VerifierMode.SQL)
         shown = code if code is not None else sql
-        info[K.VERIFIER_LABEL] = "no_verifier" if shown is None else shown.label
+        info[K.VERIFIER_LABEL] = VerifierLabel.NO_VERIFIER if shown is None else shown.label
         for result in results.values():
             if result.error_kind is not None:
                 info[K.VERIFIER_ERROR] = f"{result.error_kind}: {result.error}"
-        if sql is not None and sql.label == "awaiting_judge":
+        if sql is not None and sql.label == VerifierLabel.AWAITING_JUDGE:
             if sql.output is not None:
                 info[K.VERIFIER_OUTPUT] = sql.output
             if verdict is None:
@@ -212,7 +214,7 @@ class Scorer:
                                  None if verdict is None else verdict.label, ep.steps)
         reward, components = self.rubric.evaluate(outcome)
         if self._is_default_rubric:
-            success = RewardTableRubric.deciding_label(outcome) == "complete"
+            success = RewardTableRubric.deciding_label(outcome) == VerifierLabel.COMPLETE
         else:
             info[K.REWARD_COMPONENTS] = components
             success = reward is not None and reward >= 1.0

@@ -68,16 +68,12 @@ from awm_gym import containment
 from awm_gym.errors import VerifierError
 from awm_gym.scoring import verifier_worker
 from awm_gym.scoring.verifier_worker import WORKER_RUN_NAME, KeyLRU
+from awm_gym.vocab import VERIFIER_KINDS, VerifierLabel, VerifierMode, coerce_enum
 
-__all__ = [
-    "VerifierLabel", "VerifierErrorKind", "VerifyMode", "VerifyJob", "VerifierResult", "VerifierPool",
-]
+__all__ = ["VerifierErrorKind", "VerifyJob", "VerifierResult", "VerifierPool"]
 
-VerifierLabel = Literal["complete", "others", "awaiting_judge", "verifier_error"]
 VerifierErrorKind = Literal["exception", "bad_output", "timeout", "crash", "compile"]
-VerifyMode = Literal["code", "sql"]
 
-_MODES: tuple[str, ...] = ("code", "sql")
 _START_TIMEOUT_S = 60.0  # a worker that is not ready by then means the pool is broken
 _DIR_PREFIX = "awm-verify-"
 _MAX_REPLY_BYTES = 64 * 2**20  # a longer reply counts as a crash
@@ -90,8 +86,9 @@ class VerifyJob:
     Attributes:
         code: the verifier's Python source.
         function_name: the entry function in ``code`` (resolved by the loader).
-        mode: ``"code"`` (returns ``{"result": "complete" | "others"}``) or ``"sql"`` (returns
-            evidence for an LLM judge).
+        mode: :attr:`~awm_gym.vocab.VerifierMode.CODE` (returns ``{"result": "complete" |
+            "others"}``) or :attr:`~awm_gym.vocab.VerifierMode.SQL` (returns evidence for an LLM
+            judge); the string ``"code"`` / ``"sql"`` is accepted.
         initial_db: ``sqlite3.Connection.serialize()`` bytes of the state before the episode.
         final_db: serialized bytes of the state after the episode.
         final_answer: the agent's final answer (code mode only; ignored in sql mode).
@@ -101,23 +98,22 @@ class VerifyJob:
 
     Example:
         >>> job = VerifyJob("def verify_x(a, b):\\n    return {}\\n", "verify_x", "sql", b"", b"")
-        >>> job.mode, job.final_answer
-        ('sql', None)
+        >>> job.mode is VerifierMode.SQL, job.final_answer
+        (True, None)
     """
 
     code: str = field(repr=False)
     function_name: str
-    mode: VerifyMode
+    mode: VerifierMode
     initial_db: bytes = field(repr=False)
     final_db: bytes = field(repr=False)
     final_answer: str | None = None
     initial_key: str = ""
 
     def __post_init__(self) -> None:
-        if self.mode not in _MODES:
-            raise VerifierError(
-                f"VerifyJob.mode={self.mode!r} is not a verification mode; use one of {_MODES}."
-            )
+        object.__setattr__(self, "mode", coerce_enum(
+            VerifierMode, self.mode, field="VerifyJob.mode", error=VerifierError,
+            allowed=VERIFIER_KINDS))
         if not isinstance(self.code, str):
             raise VerifierError(
                 "VerifyJob.code must be the verifier source as str, got "
@@ -163,7 +159,8 @@ class VerifierResult:
             the pool, dispatch to detection).
 
     Example:
-        >>> VerifierResult("complete", None, None, {"result": "complete"}, 0.001).is_complete
+        >>> result = VerifierResult(VerifierLabel.COMPLETE, None, None, {"result": "complete"}, 0.0)
+        >>> result.is_complete
         True
     """
 
@@ -176,12 +173,12 @@ class VerifierResult:
     @property
     def is_complete(self) -> bool:
         """True when a code verifier said ``complete``."""
-        return self.label == "complete"
+        return self.label == VerifierLabel.COMPLETE
 
     @property
     def is_error(self) -> bool:
         """True when no verdict came back (label ``verifier_error``)."""
-        return self.label == "verifier_error"
+        return self.label == VerifierLabel.VERIFIER_ERROR
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +200,7 @@ class _Worker:
     initial_keys: KeyLRU = field(default_factory=KeyLRU)
 
 
-_LABELS = frozenset({"complete", "others", "awaiting_judge", "verifier_error"})
+_LABELS = frozenset(VerifierLabel) - {VerifierLabel.NO_VERIFIER}  # what a worker may reply
 _KINDS = frozenset({None, "exception", "bad_output", "timeout", "crash", "compile"})
 
 
@@ -545,7 +542,8 @@ class VerifierPool:
                     self._on_death(w, results)
             else:
                 _, label, kind, error, output, elapsed_s = reply
-                results[w.job] = VerifierResult(label, kind, error, output, elapsed_s)
+                results[w.job] = VerifierResult(VerifierLabel(label), kind, error, output,
+                                                elapsed_s)
                 w.job = None
         elif w.process.sentinel in ready:
             self._on_death(w, results)
@@ -557,7 +555,7 @@ class VerifierPool:
                     "may be out of memory or processes. Check `ulimit -u` and free memory."
                 )
             results[w.job] = VerifierResult(
-                "verifier_error", "timeout",
+                VerifierLabel.VERIFIER_ERROR, "timeout",
                 f"the verifier ran past timeout_s={self._timeout_s:g}; its worker was killed", None,
                 time.monotonic() - w.sent_at,
             )
@@ -576,7 +574,7 @@ class VerifierPool:
             )
         elapsed_s = time.monotonic() - w.sent_at
         results[w.job] = VerifierResult(
-            "verifier_error", "crash",
+            VerifierLabel.VERIFIER_ERROR, "crash",
             f"{_exit_description(w.process)} during the verifier call", None, elapsed_s,
         )
         self._retire(index)
@@ -595,7 +593,8 @@ class VerifierPool:
         w.sent_at = time.monotonic()
         w.deadline = w.sent_at + self._timeout_s
         try:
-            w.conn.send((job.code, job.function_name, job.mode, initial, job.initial_key,
+            # plain str: the worker loads only the standard library, not awm_gym.vocab
+            w.conn.send((job.code, job.function_name, job.mode.value, initial, job.initial_key,
                          job.final_db, job.final_answer))
         except (OSError, ValueError):
             return False

@@ -36,6 +36,8 @@ except ImportError:  # not POSIX: no stale-directory sweep
     fcntl = None  # type: ignore[assignment]
 
 WORKER_RUN_NAME = "__awm_verify_worker__"
+# The worker loads only the standard library, so it speaks awm_gym.vocab's words as the plain
+# strings they stand for (VerifierMode, VerifierLabel); the pool turns its replies into members.
 _MODES: tuple[str, ...] = ("code", "sql")
 _CODE_LABELS = frozenset({"complete", "others"})  # the only labels a code verifier may return
 _FUNCTION_CACHE_SIZE = 4096  # compiled verifiers per worker

@@ -33,6 +33,7 @@ from typing import Any
 
 from awm_gym.tools.db_routing import DatabaseSlot, bind_database
 from awm_gym.tools.fast_path import route_is_fast
+from awm_gym.vocab import ToolOutcome
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +52,8 @@ class ToolResult:
         text: what the model reads (the MCP text content, or the MCP error text).
         is_error: whether MCP would mark the result ``isError``.
         status_code: the app's HTTP status, or None when the call never reached the app.
-        outcome: ``ok`` | ``http_error`` (status >= 400) | ``input_invalid`` (schema) |
-            ``timeout`` | ``crash`` (the handler raised: a 500).
+        outcome: how the call ended: ``OK``, ``HTTP_ERROR`` (status >= 400),
+            ``INPUT_INVALID`` (schema), ``TIMEOUT`` or ``CRASH`` (the handler raised: a 500).
         detail: for logs and ``info`` only: the exception inside the handler, if any.
         elapsed_s: wall time of the call.
     """
@@ -60,7 +61,7 @@ class ToolResult:
     text: str
     is_error: bool
     status_code: int | None
-    outcome: str
+    outcome: ToolOutcome
     detail: str | None
     elapsed_s: float
 
@@ -232,7 +233,7 @@ class Operation:
                         self.method, path, query, headers, body, slot, timeout_s)
             except ToolCallTimeout:
                 return ToolResult(f"Tool call timed out after {timeout_s:g} s (the handler did "
-                                  "not return).", True, None, "timeout",
+                                  "not return).", True, None, ToolOutcome.TIMEOUT,
                                   f"{self.name} exceeded {timeout_s:g} s",
                                   time.perf_counter() - start)
             except UserInterrupt:
@@ -511,10 +512,10 @@ def _to_result(tool: str, status: int, payload: Any, detail: str | None,
         except (ValueError, TypeError) as e:  # the server's JSONResponse would fail: a 500
             status, body_text, text, detail = 500, _INTERNAL_ERROR, _INTERNAL_ERROR, _describe(e)
     if 400 <= status < 600:
-        outcome = "crash" if status == 500 and detail else "http_error"
+        outcome = ToolOutcome.CRASH if status == 500 and detail else ToolOutcome.HTTP_ERROR
         return ToolResult(f"Error calling {tool}. Status code: {status}. Response: {body_text}",
                           True, status, outcome, detail, elapsed_s)
-    return ToolResult(text, False, status, "ok", None, elapsed_s)
+    return ToolResult(text, False, status, ToolOutcome.OK, None, elapsed_s)
 
 
 class AsgiCaller:

@@ -56,6 +56,7 @@ from awm_gym.tools.db_routing import (
 )
 from awm_gym.tools.dispatch import AsgiCaller, Operation, ToolResult
 from awm_gym.tools.fast_path import app_allows_fast_path, handler_awaits
+from awm_gym.vocab import ToolOutcome
 from awm_gym.worlds.base_time import SENTINEL_NOW, derive_base_time
 from awm_gym.worlds.clock import EpisodeClock, FrozenClock, patch_module_clock
 from awm_gym.worlds.template_db import (
@@ -341,7 +342,7 @@ class ToolHost:
         start = time.perf_counter()
         error = spec.validation_error(arguments)
         if error is not None:
-            return ToolResult(error, True, None, "input_invalid", None,
+            return ToolResult(error, True, None, ToolOutcome.INPUT_INVALID, None,
                               time.perf_counter() - start)
         return self.operations[tool].call(slot, arguments,
                                           timeout_s=timeout_s or self.timeout_s, asgi=self._asgi)

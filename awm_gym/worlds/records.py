@@ -15,9 +15,10 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from awm_gym.worlds.verifier_modes import entry_function_name
+from awm_gym.vocab import VERIFIER_KINDS, VerifierMode, coerce_enum
+from awm_gym.worlds.verifier_modes import ENTRY_FUNCTIONS, entry_function_name
 
 __all__ = [
     "SCENARIO_FILE",
@@ -56,7 +57,6 @@ BUILTIN_WORLDS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "b
 """The world set shipped with the package (``spotify`` first)."""
 
 
-_DEFAULT_FUNCTION = {"code": "verify_task_completion", "sql": "verify_task"}
 _NOT_NAME_CHAR = re.compile(r"[^a-z0-9_]")
 _UNDERSCORE_RUN = re.compile(r"_+")
 
@@ -138,7 +138,8 @@ class VerifierDef:
     """
 
     task_idx: int
-    mode: Literal["code", "sql"]
+    mode: VerifierMode
+    """``CODE`` or ``SQL`` (:meth:`from_row` coerces the strings ``"code"`` / ``"sql"``)."""
     code: str | None
     """The verifier source, or None when all of AWM's generation attempts failed."""
     function_name: str | None
@@ -147,16 +148,17 @@ class VerifierDef:
 
     @staticmethod
     def from_row(
-        task_idx: int, mode: Literal["code", "sql"], code: str | None, raw_response: str | None
+        task_idx: int, mode: VerifierMode | str, code: str | None, raw_response: str | None
     ) -> VerifierDef:
         """Build a record, deriving ``function_name`` from ``code`` as AWM does."""
+        mode = coerce_enum(VerifierMode, mode, field="VerifierDef.mode", allowed=VERIFIER_KINDS)
         return VerifierDef(task_idx, mode, code, _verifier_function_name(code, mode), raw_response)
 
 
-def _verifier_function_name(code: str | None, mode: str) -> str | None:
+def _verifier_function_name(code: str | None, mode: VerifierMode) -> str | None:
     if code is None:
         return None
-    return entry_function_name(code) or _DEFAULT_FUNCTION[mode]
+    return entry_function_name(code) or ENTRY_FUNCTIONS[mode]
 
 
 @dataclass(frozen=True, slots=True)

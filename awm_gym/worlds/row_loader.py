@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from awm_gym.vocab import VerifierMode
 from awm_gym.worlds.records import (
     CODE_VERIFIER_FILE,
     DB_FILE,
@@ -88,8 +89,8 @@ class RowLoader:
                             (SPEC_FILE, parse_spec)):
             self.read_per_world(file, parse)
         self.read_per_world(SCENARIO_FILE, parse_scenario, name_key="name")
-        self.read_per_task(CODE_VERIFIER_FILE, verifier_parser("code"), {})
-        self.read_per_task(SQL_VERIFIER_FILE, verifier_parser("sql"), {})
+        self.read_per_task(CODE_VERIFIER_FILE, verifier_parser(VerifierMode.CODE), {})
+        self.read_per_task(SQL_VERIFIER_FILE, verifier_parser(VerifierMode.SQL), {})
         self.read_per_task(SOLUTIONS_FILE, parse_solution, {})
 
     def tasks(self) -> dict[str, _Entry]:
@@ -108,8 +109,10 @@ class RowLoader:
             "api_spec": self.read_per_world(SPEC_FILE, parse_spec),
         }
         task_counts = {w: len(e[1][1]) for w, e in tasks.items() if e[1] is not None}
-        code_file = self.read_per_task(CODE_VERIFIER_FILE, verifier_parser("code"), task_counts)
-        sql_file = self.read_per_task(SQL_VERIFIER_FILE, verifier_parser("sql"), task_counts)
+        code_file = self.read_per_task(CODE_VERIFIER_FILE, verifier_parser(VerifierMode.CODE),
+                                       task_counts)
+        sql_file = self.read_per_task(SQL_VERIFIER_FILE, verifier_parser(VerifierMode.SQL),
+                                      task_counts)
         code_verifiers, sql_verifiers = self.split_by_mode(code_file, sql_file)
         per_task = {
             "code_verifiers": code_verifiers,
@@ -132,13 +135,14 @@ class RowLoader:
         """Sort each task's verifier rows into code and sql slots by the mode told from their
         code (the file names say nothing reliable: AWM's ``gen all`` writes either mode to
         gen_verifier.jsonl). Files are taken in order; for each task and mode the first wins."""
-        by_mode: dict[str, dict[tuple[str, int], _Entry]] = {"code": {}, "sql": {}}
+        by_mode: dict[VerifierMode, dict[tuple[str, int], _Entry]] = {
+            VerifierMode.CODE: {}, VerifierMode.SQL: {}}
         for rows in files:
             for key, (line, verifier) in rows.items():
                 if verifier is None:
                     continue
                 by_mode[verifier.mode].setdefault(key, (line, verifier))
-        return by_mode["code"], by_mode["sql"]
+        return by_mode[VerifierMode.CODE], by_mode[VerifierMode.SQL]
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
+from awm_gym.vocab import VerifierMode
 from awm_gym.worlds.records import (
     CODE_VERIFIER_FILE,
     DB_FILE,
@@ -202,7 +203,7 @@ def parse_spec(row: Row) -> dict[str, Any]:
     return spec
 
 
-def verifier_parser(file_mode: Literal["code", "sql"]) -> Callable[[Row, int], VerifierDef]:
+def verifier_parser(file_mode: VerifierMode) -> Callable[[Row, int], VerifierDef]:
     """A parser for verifier rows. Each row's mode is told from its code
     (:func:`~awm_gym.worlds.verifier_modes.detect_verifier_mode`); ``file_mode``, the mode the
     file's name suggests, only labels rows without code (which never run)."""

@@ -52,6 +52,7 @@ from typing import Any, Literal
 
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.errors import SplitError, SplitMismatchWarning
+from awm_gym.vocab import coerce_enum
 from awm_gym.worlds.records import BUILTIN_WORLDS_DIR
 from awm_gym.worlds.set_hash import world_set_hash
 from awm_gym.worlds.world_set import WorldSet, load_world_set
@@ -79,11 +80,7 @@ class Subset(str, enum.Enum):
     @classmethod
     def coerce(cls, value: str | Subset, name: str = "subset") -> Subset:
         """``value`` as a :class:`Subset`; a :class:`SplitError` lists the valid values."""
-        try:
-            return cls(value)
-        except ValueError:
-            raise SplitError(f"{name}={value!r}: choose one of "
-                             f"{', '.join(repr(s.value) for s in cls)}.") from None
+        return coerce_enum(cls, value, field=name, error=SplitError)
 
 
 def held_out_count(fraction: float, n: int) -> int:

@@ -28,16 +28,18 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Literal
 
-__all__ = ["VerifierModeName", "detect_verifier_mode", "entry_function_name"]
+from awm_gym.vocab import VerifierLabel, VerifierMode
 
-VerifierModeName = Literal["code", "sql"]
+__all__ = ["ENTRY_FUNCTIONS", "detect_verifier_mode", "entry_function_name"]
 
-_BY_NAME: dict[str, VerifierModeName] = {"verify_task_completion": "code", "verify_task": "sql"}
+ENTRY_FUNCTIONS: dict[VerifierMode, str] = {VerifierMode.CODE: "verify_task_completion",
+                                            VerifierMode.SQL: "verify_task"}
+"""Each mode's entry function, as AWM names it."""
+_BY_NAME = {name: mode for mode, name in ENTRY_FUNCTIONS.items()}
 _CODE_KEYS = ("verification_strategy", "key_checks")
 _SQL_KEYS = ("success_criteria", "failure_criteria")
-_VERDICTS = frozenset({"complete", "others"})
+_VERDICTS = frozenset({VerifierLabel.COMPLETE, VerifierLabel.OTHERS})
 
 
 def entry_function_name(code: str) -> str | None:
@@ -50,9 +52,9 @@ def entry_function_name(code: str) -> str | None:
     return None
 
 
-def detect_verifier_mode(code: str, raw_response: str | None = None) -> VerifierModeName | None:
-    """``"code"`` or ``"sql"`` as the verifier's code (and stored LLM answer) show it; None when
-    nothing tells them apart."""
+def detect_verifier_mode(code: str, raw_response: str | None = None) -> VerifierMode | None:
+    """``VerifierMode.CODE`` or ``VerifierMode.SQL`` as the verifier's code (and stored LLM
+    answer) show it; None when nothing tells them apart."""
     by_name = _BY_NAME.get(entry_function_name(code) or "")
     if by_name is not None:
         return by_name
@@ -62,7 +64,7 @@ def detect_verifier_mode(code: str, raw_response: str | None = None) -> Verifier
     return _mode_from_raw_response(raw_response)
 
 
-def _mode_from_syntax(code: str) -> VerifierModeName | None:
+def _mode_from_syntax(code: str) -> VerifierMode | None:
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -73,11 +75,11 @@ def _mode_from_syntax(code: str) -> VerifierModeName | None:
             continue
         params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
         if "final_answer" in params:
-            return "code"
+            return VerifierMode.CODE
         if _returns_verdict(fn):
-            return "code"
+            return VerifierMode.CODE
         if params[:2] == ["initial_db_path", "final_db_path"] and len(params) == 2:
-            return "sql"
+            return VerifierMode.SQL
     return None
 
 
@@ -93,7 +95,7 @@ def _returns_verdict(fn: ast.AST) -> bool:
     return False
 
 
-def _mode_from_raw_response(raw_response: str | None) -> VerifierModeName | None:
+def _mode_from_raw_response(raw_response: str | None) -> VerifierMode | None:
     if not raw_response:
         return None
     try:
@@ -106,7 +108,7 @@ def _mode_from_raw_response(raw_response: str | None) -> VerifierModeName | None
     if by_name is not None:
         return by_name
     if any(k in data for k in _CODE_KEYS):
-        return "code"
+        return VerifierMode.CODE
     if any(k in data for k in _SQL_KEYS):
-        return "sql"
+        return VerifierMode.SQL
     return None

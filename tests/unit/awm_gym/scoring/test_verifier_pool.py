@@ -406,7 +406,8 @@ def test_bad_pool_arguments_raise(kwargs, message):
 
 
 def test_bad_jobs_raise_with_the_fix(pool):
-    with pytest.raises(VerifierError, match=re.escape("use one of ('code', 'sql')")):
+    with pytest.raises(VerifierError, match=re.escape(
+            "VerifyJob.mode='judge': choose one of 'code', 'sql'.")):
         VerifyJob("", "verify_x", "judge", INITIAL, SHIPPED)  # type: ignore[arg-type]
     with pytest.raises(VerifierError, match=re.escape("function_name='def verify_x'")):
         VerifyJob("", "def verify_x", "code", INITIAL, SHIPPED)
