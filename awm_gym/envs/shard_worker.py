@@ -96,7 +96,8 @@ class ShardWorker:
     A local worker process runs it over pipes (:func:`_serve`); a Ray actor holds one
     (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
     contained, tasks, cache_writable, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
-    ``snapshot``, ``template`` with the arguments of the :class:`WorldRuntime` method.
+    ``snapshot``, ``template``, ``title``, ``call_tool``, ``end_tool_session`` with the arguments
+    of the :class:`WorldRuntime` method.
 
     Args:
         ray_paths: set in a Ray actor: the directories Ray writes on this node; containment
@@ -132,6 +133,12 @@ class ShardWorker:
                 reply = self.runtime.snapshot(message[1])
             elif kind == "template":
                 reply = self.runtime.template(message[1])
+            elif kind == "title":
+                reply = self.runtime.title(message[1])
+            elif kind == "call_tool":
+                reply = self.runtime.call_tool(*message[1:], before_call=report)
+            elif kind == "end_tool_session":
+                reply = self.runtime.end_tool_session(message[1])
             else:
                 raise EnvUsageError(f"unknown worker request {kind!r}")
         except Exception as e:  # noqa: BLE001 - programmer errors travel back to the caller

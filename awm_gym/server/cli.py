@@ -33,7 +33,8 @@ AUTH_TOKEN_ENV = "AWM_GYM_AUTH_TOKEN"
 """The environment variable ``awm env start`` and ``awm env check`` read the token from."""
 
 START_ENV_FIELDS = ("max_episode_steps", "tool_timeout_s", "verifier_timeout_s",
-                    "verifier_workers", "verifier_mode", "num_workers", "max_action_chars")
+                    "verifier_workers", "verifier_mode", "num_workers", "max_action_chars",
+                    "isolation")
 """The :class:`EnvConfig` fields ``awm env start`` exposes (the rest keep their defaults)."""
 
 _NAMES = {"idle_timeout_s": "idle-timeout", "env.tool_timeout_s": "tool-timeout",
