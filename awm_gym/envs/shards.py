@@ -24,6 +24,10 @@ process (:class:`_Shard`, over pipes) or in a Ray actor anywhere in a cluster
 running when it died (a Ray actor reports no progress) loses its stepped episodes instead: they
 end truncated with ``info["worker_error"]``, its other live instances get the same outcome when
 next stepped, and each needs a fresh reset.
+
+Besides episodes, a shard holds *tool sessions* (:meth:`ShardedRuntime.call_tool`: the server's
+MCP sessions, raw tool calls on a database of their own); their calls are replayed after a
+restart too.
 """
 
 from __future__ import annotations
