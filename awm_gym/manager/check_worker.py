@@ -19,6 +19,7 @@ import warnings
 from awm_gym import containment
 from awm_gym.envs import wire
 from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.scratch_quota import ScratchQuota
 from awm_gym.envs.runtime import probe_world_of_set
 from awm_gym.envs.shard_worker import receive_message
 from awm_gym.envs.worker_process import open_worker_streams
@@ -51,10 +52,12 @@ def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the caller warns about missing layers
         containment.contain_this_process(policy, pool.start)
+    quota = ScratchQuota(scratch, config.scratch_quota_mb)
     with pool:
         for name in names:
             report = check_one_guarded(world_set, name, config, pool)
             replies.write(wire.encode_json_frame(report_to_wire(report)))
+            quota.exceeded()  # past the quota, what the world wrote is removed before the next
 
 
 if __name__ == "__main__":
