@@ -200,3 +200,21 @@ def test_in_process_the_same_world_reads_the_servers_secret(tmp_path: Path) -> N
         assert httpx.get(server.url + "/metadata", timeout=10).json()["containment"] is None
     finally:
         server.close()
+
+
+def test_sharded_servers_are_contained_too(tmp_path: Path) -> None:
+    """``--num-workers 2``: each shard worker contained (before issue 23 the shards of a server
+    ran world code with the server's rights)."""
+    (tmp_path / "secret.txt").write_text(CONTENTS)
+    server = HostileServer(tmp_path, "--num-workers", "2")
+    try:
+        assert httpx.get(server.url + "/metadata", timeout=10).json()["containment"] is not None
+        [secret, contents, kill, count] = anyio.run(_mcp, server.url, [
+            ("read_env", {"name": "AWM_TEST_SECRET"}),
+            ("read_file", {"path": str(tmp_path / "secret.txt")}),
+            ("kill_parent", {}),
+            ("count_notes", {})])
+        assert _result(secret[0]) is None and contents[1] and CONTENTS not in contents[0]
+        assert kill[1] and _result(count[0]) == "1" and server.alive()
+    finally:
+        assert server.close() == 0
