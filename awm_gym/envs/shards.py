@@ -502,9 +502,10 @@ class ShardedRuntime:
         :meth:`end_tool_session`."""
         lost = self._lost_tool_sessions.get(key)
         if lost is not None:
-            return (f"Error: the worker process running this session {lost} and its database "
-                    "was lost; start a new session.", True)
+            return (f"the worker process running this session {lost} and its database was "
+                    "lost; start a new session.", True)
         shard, local = self._owner[key]
+        calls = self._tool_calls.setdefault(key, [])  # the worker may open its database now
         progress = _Progress(self.config)
         shard.request(("call_tool", local, world, name, arguments))
         try:
@@ -518,14 +519,14 @@ class ShardedRuntime:
             except (EOFError, TimeoutError, OSError):
                 self._lose_all(shard, [], reason)
             return _crash_text(reason), True
-        self._tool_calls.setdefault(key, []).append((world, name, arguments))
+        calls.append((world, name, arguments))
         return result
 
     def end_tool_session(self, key: int) -> None:
         """Close tool session ``key``'s database in its worker."""
         self._lost_tool_sessions.pop(key, None)
         if self._tool_calls.pop(key, None) is None:
-            return  # it made no call that kept a database
+            return  # it made no call: its worker holds no database for it
         shard, local = self._owner[key]
         try:
             shard.call(("end_tool_session", local), 60)
