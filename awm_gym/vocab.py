@@ -198,6 +198,9 @@ class ToolOutcome(_Word):
     WORKER_TIMED_OUT = "worker_timed_out"
     """The call ignored its timeout and its worker was killed; the world was restored by
     replay."""
+    SCRATCH_QUOTA = "scratch_quota"
+    """After the call the contained worker's scratch directory held more than its quota
+    (``EnvConfig.scratch_quota_mb``); the world's scratch files were removed."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

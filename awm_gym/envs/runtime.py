@@ -287,6 +287,7 @@ class WorldRuntime:
             self._world_tasks[w].append((w, t))
         self._weights = self._world_weights()
         self._instances = [_Instance() for _ in range(num_instances)]
+        self._tool_sessions: dict[int, tuple[str, DatabaseSlot]] = {}  # key -> (world, slot)
         self._tool_names: dict[str, frozenset[str]] = {}
         self.scorer = Scorer(config.scoring, verifier_pool)
         """Turns final answers into rewards (verifiers, judge, rubric)."""
@@ -330,6 +331,42 @@ class WorldRuntime:
     def template(self, world: str) -> bytes:
         """``world``'s initial database as bytes (what every reset starts from)."""
         return self._prepared[world].template
+
+    def title(self, world: str) -> str:
+        """The title of ``world``'s app (what its MCP server is named); executes its code."""
+        return self._prepared[world].host.app.title or world
+
+    # -- raw tool calls (an MCP session: no episode, no parsing, no reward) --------------------
+    def call_tool(self, key: int, world: str, name: str, arguments: Any,
+                  before_call: Callable[[int], None] | None = None) -> tuple[str, bool]:
+        """Call tool ``name`` of ``world`` on tool session ``key``'s database (opened from the
+        template on its first call, its own clock); returns ``(text, is_error)`` exactly as
+        :meth:`awm_gym.tools.host.ToolHost.call` words them (AWM's MCP text).
+        ``before_call(LOADING)`` is called before the world's code is first executed and
+        ``before_call(0)`` before the call runs (a contained worker reports progress so).
+
+        Raises:
+            ToolHostError: ``world`` has no tool ``name`` (check :meth:`tool_names` first).
+        """
+        prepared = self._prepared[world]
+        if before_call is not None:
+            if not prepared.is_host_loaded:
+                before_call(LOADING)
+            before_call(0)
+        session = self._tool_sessions.get(key)
+        if session is None or session[0] != world:
+            self.end_tool_session(key)
+            session = self._tool_sessions[key] = (
+                world, prepared.open_slot(self.config.clock_step_s))
+        result = prepared.host.call(session[1], name, arguments,
+                                    timeout_s=self.config.tool_timeout_s)
+        return result.text, result.is_error
+
+    def end_tool_session(self, key: int) -> None:
+        """Close tool session ``key``'s database (a later call opens a fresh one)."""
+        session = self._tool_sessions.pop(key, None)
+        if session is not None:
+            session[1].conn.close()
 
     # -- reset ------------------------------------------------------------------------------
     def choose_task(self, seed: int | None, world: str | None, task_idx: int | None
@@ -565,6 +602,8 @@ class WorldRuntime:
 
     def close(self) -> None:
         self.scorer.close()
+        for key in list(self._tool_sessions):
+            self.end_tool_session(key)
         for inst in self._instances:
             if inst.slot is not None:
                 inst.slot.conn.close()

@@ -7,7 +7,8 @@ on one inherited descriptor, replies leave as checked JSON frames (:mod:`awm_gym
 another; stdin is ``/dev/null`` and stdout/stderr go to a log file in the worker's scratch
 directory, so nothing world code prints reaches the caller's reader. A Ray actor
 (:mod:`awm_gym.envs.ray_shards`) holds one and returns the same frames. A contained worker
-applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs.
+applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs, and
+holds its scratch directory to a total size (:mod:`awm_gym.envs.scratch_quota`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from awm_gym import containment
+from awm_gym import info_keys as K
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.protocol import StepOutcome
+from awm_gym.envs.scratch_quota import QUOTA_OUTCOME, ScratchQuota
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.worker_process import open_worker_streams, shared_memory_area
 from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set
@@ -36,8 +40,6 @@ from awm_gym.worlds.template_db import default_cache_dir
 __all__ = ["ShardWorker", "receive_message", "send_message"]
 
 _HEADER = struct.Struct("!Q")
-SCRATCH_QUOTA_MB = 1024
-"""Largest file a contained worker may write (``RLIMIT_FSIZE``): scratch files, its log."""
 
 
 def send_message(stream: BinaryIO, message: Any) -> None:
@@ -86,7 +88,7 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
         write_paths=(shm, *((cache,) if cache_writable else ()), *(ray_paths or ())),
         # the LLM judge is called from the worker; Ray talks over TCP
         blocks_network=config.judge is None and not in_ray,
-        file_size_mb=SCRATCH_QUOTA_MB, signals_helpers=True)
+        file_size_mb=config.scratch_quota_mb, signals_helpers=True)
     return containment.contain_this_process(policy, start_helpers).to_dict()
 
 
@@ -96,7 +98,8 @@ class ShardWorker:
     A local worker process runs it over pipes (:func:`_serve`); a Ray actor holds one
     (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
     contained, tasks, cache_writable, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
-    ``snapshot``, ``template`` with the arguments of the :class:`WorldRuntime` method.
+    ``snapshot``, ``template``, ``title``, ``call_tool``, ``end_tool_session`` with the arguments
+    of the :class:`WorldRuntime` method.
 
     Args:
         ray_paths: set in a Ray actor: the directories Ray writes on this node; containment
@@ -108,6 +111,7 @@ class ShardWorker:
         self.ray_paths, self.scratch, self.shm = ray_paths, scratch, shm
         self._own_shm = False  # made by this object (a Ray actor's): removed at close
         self.runtime: WorldRuntime | None = None
+        self.quota: ScratchQuota | None = None  # a contained worker's scratch quota
 
     def handle(self, message: tuple[Any, ...], report: Callable[[int], None] | None = None
                ) -> tuple[str, Any]:
@@ -121,7 +125,7 @@ class ShardWorker:
             elif kind == "reset":
                 reply = self.runtime.reset(*message[1:])
             elif kind == "step":
-                reply = self.runtime.step(*message[1:], before_each=report)
+                reply = self._step(*message[1:], report=report)
             elif kind == "lost_turn":
                 reply = [self.runtime.count_lost_turn(i) for i in message[1]]
             elif kind == "tools_text":
@@ -132,11 +136,46 @@ class ShardWorker:
                 reply = self.runtime.snapshot(message[1])
             elif kind == "template":
                 reply = self.runtime.template(message[1])
+            elif kind == "title":
+                reply = self.runtime.title(message[1])
+            elif kind == "call_tool":
+                reply = self.runtime.call_tool(*message[1:], before_call=report)
+                if self.quota is not None and self.quota.exceeded():
+                    reply = (self.quota.message(), True)
+            elif kind == "end_tool_session":
+                reply = self.runtime.end_tool_session(message[1])
             else:
                 raise EnvUsageError(f"unknown worker request {kind!r}")
         except Exception as e:  # noqa: BLE001 - programmer errors travel back to the caller
             return "error", e
         return "ok", reply
+
+    def _step(self, indices: list[int], actions: list[Any],
+              report: Callable[[int], None] | None) -> list[StepOutcome]:
+        """``runtime.step``; with a quota, the scratch directory is measured after each action,
+        and an action after which it is over quota reads an error (its files are removed)."""
+        quota = self.quota
+        if quota is None:
+            return self.runtime.step(indices, actions, before_each=report)
+        unchecked: list[int] = []  # the position whose action ran last (not yet measured)
+        over: list[int] = []
+
+        def each(pos: int) -> None:
+            if unchecked and quota.exceeded():
+                over.append(unchecked[0])
+            unchecked[:] = [pos] if pos >= 0 else []
+            if report is not None:
+                report(pos)
+
+        outcomes = self.runtime.step(indices, actions, before_each=each)
+        if unchecked and quota.exceeded():
+            over.append(unchecked[0])
+        for pos in over:
+            outcome = outcomes[pos]
+            info = {**outcome.info, K.TOOL_OUTCOME: QUOTA_OUTCOME, K.ERROR: quota.message()}
+            outcomes[pos] = StepOutcome(f"Error: {quota.message()}", outcome.reward,
+                                        outcome.terminated, outcome.truncated, info)
+        return outcomes
 
     def _init(self, root: str, worlds: list[str], config: EnvConfig, contained: bool,
               tasks: dict[str, tuple[int, ...]] | None, cache_writable: bool, n: int) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
@@ -161,6 +200,8 @@ class ShardWorker:
         report = (_contain(root, config, tempfile.tempdir, pool.start, cache_writable,
                            shm=self.shm, ray_paths=self.ray_paths)
                   if contained else pool.start())
+        if contained:
+            self.quota = ScratchQuota(tempfile.tempdir, config.scratch_quota_mb)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,

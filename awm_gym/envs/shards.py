@@ -24,6 +24,10 @@ process (:class:`_Shard`, over pipes) or in a Ray actor anywhere in a cluster
 running when it died (a Ray actor reports no progress) loses its stepped episodes instead: they
 end truncated with ``info["worker_error"]``, its other live instances get the same outcome when
 next stepped, and each needs a fresh reset.
+
+Besides episodes, a shard holds *tool sessions* (:meth:`ShardedRuntime.call_tool`: the server's
+MCP sessions, raw tool calls on a database of their own); their calls are replayed after a
+restart too.
 """
 
 from __future__ import annotations
@@ -271,6 +275,9 @@ class ShardedRuntime:
                         for k in range(num_workers)]
         self._owner = [(s, i - s.indices.start) for s in self._shards for i in s.indices]
         self._episodes = [_Episode() for _ in range(num_instances)]
+        self._tool_calls: dict[int, list[tuple[str, str, Any]]] = {}
+        """Tool session -> its calls so far (replayed after its worker restarts)."""
+        self._lost_tool_sessions: dict[int, str] = {}  # tool session -> why its worker lost it
         self._tools_text: dict[str, str] = {}
         for k, shard in enumerate(self._shards):  # wait until every worker loaded its worlds
             containment, worlds, skipped = shard.reply(time.monotonic() + 600)
@@ -402,10 +409,7 @@ class ShardedRuntime:
                 K.ACTION_KIND: "tool_call", K.TOOL_OUTCOME: (
                     ToolOutcome.WORKER_DIED if reason == "died" else ToolOutcome.WORKER_TIMED_OUT),
                 WORKER_ERROR: reason, K.REWARD_VALID: True}
-        cause = ("ended the process running it" if reason == "died"
-                 else "ran past its timeout and ignored it")
-        text = (f"Error: the tool call {cause}; the world was restored to its state before "
-                "this call.")
+        text = f"Error: {_crash_text(reason)}"
         return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0, False,
                            truncated, info)
 
@@ -413,6 +417,11 @@ class ShardedRuntime:
         """Restart ``shard`` and replay every live episode of its instances (seeded resets,
         then their actions turn by turn; lost turns are counted again)."""
         shard.restart()
+        for i in shard.indices:  # tool sessions (MCP): their calls again, in order
+            for world, name, arguments in self._tool_calls.get(i, ()):
+                shard.call(("call_tool", i - shard.indices.start, world, name, arguments),
+                           timeout_s=self.config.tool_timeout_s + self.config.import_timeout_s
+                           + 15)
         live = [(i - shard.indices.start, self._episodes[i]) for i in shard.indices
                 if not self._episodes[i].done]
         if not live:
@@ -438,6 +447,8 @@ class ShardedRuntime:
             if not episode.done and i not in stepped:
                 episode.lost = reason
             episode.done = True
+            if self._tool_calls.pop(i, None) is not None:
+                self._lost_tool_sessions[i] = reason
         shard.restart()
         return [self._lost_outcome(i, reason) for i in instances]
 
@@ -480,9 +491,60 @@ class ShardedRuntime:
     def template(self, world: str) -> bytes:
         return self._shards[0].call(("template", world), 60)
 
+    def title(self, world: str) -> str:
+        return self._shards[0].call(("title", world), self.config.import_timeout_s + 70)
+
+    # -- raw tool calls (MCP sessions) ----------------------------------------------------------
+    def call_tool(self, key: int, world: str, name: str, arguments: Any) -> tuple[str, bool]:
+        """:meth:`WorldRuntime.call_tool` in the worker that owns instance ``key`` (the server
+        gives a tool session an instance index no episode holds meanwhile). A call that ends or
+        hangs its worker gets an error result; the worker is restarted and the shard's episodes
+        and tool sessions are rebuilt by replay without that call. Where the replay fails too,
+        the shard's tool sessions are lost: each of their calls then gets an error result until
+        :meth:`end_tool_session`."""
+        lost = self._lost_tool_sessions.get(key)
+        if lost is not None:
+            return (f"the worker process running this session {lost} and its database was "
+                    "lost; start a new session.", True)
+        shard, local = self._owner[key]
+        calls = self._tool_calls.setdefault(key, [])  # the worker may open its database now
+        progress = _Progress(self.config)
+        shard.request(("call_tool", local, world, name, arguments))
+        try:
+            result = shard.reply(progress.deadline_for(0), progress)
+        except (EOFError, TimeoutError, OSError) as e:
+            reason = "timed out" if isinstance(e, TimeoutError) else "died"
+            logger.warning("worker for instances %d-%d %s in a call of %s (%s); restarting it",
+                           shard.indices.start, shard.indices.stop - 1, reason, name, e)
+            try:
+                self._restart_and_replay(shard)
+            except (EOFError, TimeoutError, OSError):
+                self._lose_all(shard, [], reason)
+            return _crash_text(reason), True
+        calls.append((world, name, arguments))
+        return result
+
+    def end_tool_session(self, key: int) -> None:
+        """Close tool session ``key``'s database in its worker."""
+        self._lost_tool_sessions.pop(key, None)
+        if self._tool_calls.pop(key, None) is None:
+            return  # it made no call: its worker holds no database for it
+        shard, local = self._owner[key]
+        try:
+            shard.call(("end_tool_session", local), 60)
+        except (EOFError, TimeoutError, OSError) as e:  # its next request restarts it
+            logger.warning("ending tool session %d failed (%s)", key, e)
+
     def close(self) -> None:
         for shard in self._shards:
             shard.close()
+
+
+def _crash_text(reason: str) -> str:
+    """What a call that took its worker down reads (``reason``: died, timed out)."""
+    cause = ("ended the process running it" if reason == "died"
+             else "ran past its timeout and ignored it")
+    return f"the tool call {cause}; the world was restored to its state before this call."
 
 
 _WORLDS_PER_BUILDER = 4

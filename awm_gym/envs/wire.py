@@ -201,6 +201,17 @@ def _tools(kind: str, payload: Any, blob: bytes) -> Any:
     return payload
 
 
+def _tool_result(kind: str, payload: Any, blob: bytes) -> Any:
+    _require(isinstance(payload, list) and len(payload) == 2 and isinstance(payload[0], str)
+             and type(payload[1]) is bool, kind, "a [text, is_error] pair")
+    return payload[0], payload[1]
+
+
+def _none(kind: str, payload: Any, blob: bytes) -> Any:
+    _require(payload is None, kind, "null")
+    return None
+
+
 def _bytes(kind: str, payload: Any, blob: bytes) -> Any:
     if payload is None and kind == "snapshot":
         return None
@@ -213,4 +224,5 @@ def _unknown(kind: str, payload: Any, blob: bytes) -> Any:
 
 
 _CHECKS = {"init": _init, "reset": _reset, "step": _step, "lost_turn": _bools,
-           "tools_text": _text, "tools": _tools, "snapshot": _bytes, "template": _bytes}
+           "tools_text": _text, "tools": _tools, "snapshot": _bytes, "template": _bytes,
+           "title": _text, "call_tool": _tool_result, "end_tool_session": _none}

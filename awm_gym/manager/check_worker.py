@@ -19,8 +19,9 @@ import warnings
 from awm_gym import containment
 from awm_gym.envs import wire
 from awm_gym.envs.registration import get_world_set
+from awm_gym.envs.scratch_quota import ScratchQuota
 from awm_gym.envs.runtime import probe_world_of_set
-from awm_gym.envs.shard_worker import SCRATCH_QUOTA_MB, receive_message
+from awm_gym.envs.shard_worker import receive_message
 from awm_gym.envs.worker_process import open_worker_streams
 from awm_gym.errors import UnknownWorldError, WorldLoadError
 from awm_gym.scoring.verifier_pool import VerifierPool
@@ -46,15 +47,17 @@ def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
     policy = containment.ContainmentPolicy(
         scratch_dir=scratch, memory_mb=config.worker_memory_mb,
         read_paths=(os.path.realpath(world_set.root), cache), write_paths=(cache, shm),
-        blocks_network=config.judge is None, file_size_mb=SCRATCH_QUOTA_MB,
+        blocks_network=config.judge is None, file_size_mb=config.scratch_quota_mb,
         signals_helpers=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the caller warns about missing layers
         containment.contain_this_process(policy, pool.start)
+    quota = ScratchQuota(scratch, config.scratch_quota_mb)
     with pool:
         for name in names:
             report = check_one_guarded(world_set, name, config, pool)
             replies.write(wire.encode_json_frame(report_to_wire(report)))
+            quota.exceeded()  # past the quota, what the world wrote is removed before the next
 
 
 if __name__ == "__main__":

@@ -1,20 +1,24 @@
 """One served world as an ASGI application: ``/mcp``, ``/ws``, ``/health`` and ``/metadata``.
 
-:class:`WorldServer` loads the world once (its code, template and catalogue, as in-process), owns
-the runtime whose instances back the WebSocket sessions, the job loop that runs every call into
-generated code (:mod:`awm_gym.server.executor`), the session table, and the two endpoints.
-:func:`awm_gym.server.serve` puts it behind uvicorn.
+:class:`WorldServer` owns the runtime that runs the world's code (the vector env's own choice,
+:func:`~awm_gym.envs.vector_env.make_runtime`: contained worker processes for a world set from
+disk, this process for the built-in worlds; ``EnvConfig.isolation`` decides), the job loop that
+hands every call to it (:mod:`awm_gym.server.executor`), the session table, and the two
+endpoints. The server process itself never executes a contained world's code: its tools, their
+list and the app's title all come from the runtime. :func:`awm_gym.server.serve` puts it behind
+uvicorn.
 
 Routes:
 
 - ``POST|GET|DELETE /mcp``: MCP over Streamable HTTP (:mod:`awm_gym.server.mcp_endpoint`).
 - ``WS /ws``: the session protocol (:mod:`awm_gym.wire.protocol`).
 - ``GET /health``: ``{"status": "ok", "sessions": {"ws": n, "mcp": m}, "capacity", ...}``.
-- ``GET /metadata``: the world, its task and tool counts, the limits and the episode config.
+- ``GET /metadata``: the world, its task and tool counts, the limits, the episode config and
+  ``containment`` (the layers in force in the workers; None when the world runs in-process).
 
 Example:
     >>> server = WorldServer(ServerConfig(world="spotify", max_sessions=2))
-    >>> server.world, server.num_tasks, len(server.tools) == len(server.host.tools)
+    >>> server.world, server.num_tasks, len(server.tools) == len(server.tool_names)
     ('spotify', 10, True)
     >>> server.close()
 """
@@ -35,16 +39,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime, get_prepared_world
+from awm_gym.envs.vector_env import make_runtime
 from awm_gym.server.config import ServerConfig
 from awm_gym.server.executor import RuntimeLoop
 from awm_gym.server.mcp_endpoint import McpEndpoint
 from awm_gym.server.sessions import SessionTable
 from awm_gym.server.ws_endpoint import SessionEndpoint
-from awm_gym.tools.host import PreparedWorld
 from awm_gym.wire.auth import TokenGate
 from awm_gym.wire.protocol import PROTOCOL_VERSION
-from awm_gym.worlds.clock import FrozenClock
 
 logger = logging.getLogger(__name__)
 
@@ -78,8 +80,9 @@ class WorldServer:
     world: str
     num_tasks: int
     tools: list[dict[str, Any]]
+    tool_names: frozenset[str]
     tools_text: str
-    prepared: PreparedWorld
+    runtime: Any
     sessions: SessionTable
     jobs: RuntimeLoop
     routes: Starlette
@@ -89,22 +92,20 @@ class WorldServer:
 
         self.config, env = config, config.env
         world_set = get_world_set(config.worlds_dir)
-        world_def = world_set[config.world]
+        world_def = world_set[config.world]  # its rows only: no code runs here
         self.world, self.num_tasks = world_def.name, len(world_def.tasks)
-        prepared = get_prepared_world(world_def, env)  # loaded once per process, shared
-        self.prepared = prepared
-        self.host, self.template = prepared.host, prepared.template
-        self.clock = FrozenClock(prepared.base_time)
-        if env.num_workers:
-            from awm_gym.envs.shards import ShardedRuntime
-
-            self.runtime: Any = ShardedRuntime(world_set, [self.world], config.max_sessions, env,
-                                               env.num_workers)
-        else:
-            self.runtime = WorldRuntime(world_set, [self.world], config.max_sessions, env)
-        self.tools = self.runtime.tools(self.world)
-        self.tools_text = self.runtime.tools_text(self.world)
-        self.app_title = self.host.app.title or self.world
+        self.runtime = make_runtime(world_set, [self.world], config.max_sessions, env)
+        """``WorldRuntime`` (this process) or ``ShardedRuntime`` (worker processes)."""
+        try:
+            self.tools = self.runtime.tools(self.world)
+            self.tools_text = self.runtime.tools_text(self.world)
+            self.app_title = self.runtime.title(self.world)
+        except BaseException:
+            self.runtime.close()  # its worker processes too
+            raise
+        self.tool_names = frozenset(t["name"] for t in self.tools)
+        self.containment = getattr(self.runtime, "containment", None)
+        """The layers in force in the workers (None: the world runs in this process)."""
         self.version = __version__
         self.env_config_dict = dataclasses.asdict(env)
         self.jobs = RuntimeLoop(self.runtime)
@@ -164,7 +165,7 @@ class WorldServer:
             "max_message_bytes": config.max_message_bytes,
             "max_request_bytes": config.max_request_bytes,
             "max_sessions_per_client": config.max_sessions_per_client,
-            "env_config": self.env_config_dict})
+            "env_config": self.env_config_dict, "containment": self.containment})
 
     def close(self) -> None:
         """Close the runtime (instance databases, verifier pool, worker processes)."""

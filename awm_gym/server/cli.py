@@ -30,7 +30,8 @@ from awm_gym.wire.auth import AUTH_TOKEN_ENV
 __all__ = ["add_subcommands", "server_config", "start_flag", "START_ENV_FIELDS"]
 
 START_ENV_FIELDS = ("max_episode_steps", "tool_timeout_s", "verifier_timeout_s",
-                    "verifier_workers", "verifier_mode", "num_workers", "max_action_chars")
+                    "verifier_workers", "verifier_mode", "num_workers", "max_action_chars",
+                    "isolation")
 """The :class:`EnvConfig` fields ``awm env start`` exposes (the rest keep their defaults)."""
 
 _NAMES = {"idle_timeout_s": "idle-timeout", "env.tool_timeout_s": "tool-timeout",

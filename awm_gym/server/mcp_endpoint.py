@@ -6,11 +6,15 @@ through fastapi_mcp. What a client sees is what a model sees in-process: ``tools
 the runtime's catalogue (same names, descriptions and input schemas), and ``tools/call`` runs
 :meth:`awm_gym.tools.host.ToolHost.call`, the in-process dispatch, so results and errors carry the
 same text and ``isError`` flag (an unknown tool reads ``Unknown tool: <name>``, as fastapi_mcp
-says it).
+says it). The call runs where the server's runtime runs world code: in this process for the
+built-in worlds, in a contained worker for a world set from disk
+(:meth:`~awm_gym.envs.shards.ShardedRuntime.call_tool`; a call that ends or hangs its worker
+gets an error result and the session's database is rebuilt without it).
 
-Each MCP session gets its own in-memory copy of the world's initial database, opened on its first
-tool call and closed when the session ends (the client's DELETE, reaping, or server shutdown).
-The SDK's per-session ``lifespan`` hook marks both ends.
+Each MCP session gets its own in-memory copy of the world's initial database (the runtime's
+*tool session* keyed by the session's slot), opened on its first tool call and closed when the
+session ends (the client's DELETE, reaping, or server shutdown). The SDK's per-session
+``lifespan`` hook marks both ends.
 
 Nothing can squat the table (issue 17, item 3). A session exists only after a valid
 ``initialize``: a request without a session id that is anything else (invalid JSON, another
@@ -28,7 +32,6 @@ closed by the client's DELETE or the reaper (a crashed session is reaped when id
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import logging
@@ -44,7 +47,6 @@ from starlette.requests import Request
 
 from awm_gym.server.http_limits import accepts_mcp, is_initialize, jsonrpc_error, read_body, replay
 from awm_gym.server.sessions import Session
-from awm_gym.tools.db_routing import DatabaseSlot
 from awm_gym.tools.mcp_compat import MCP_MAJOR, build_tool_server
 
 logger = logging.getLogger(__name__)
@@ -61,9 +63,10 @@ class _McpSession:
     """One MCP session's state: its table entry, database and transport id."""
 
     session: Session | None
-    slot: asyncio.Future | None = None
-    """Resolves to the session's :class:`DatabaseSlot` (one future: concurrent first calls of a
-    session must share one database)."""
+    has_database: bool = False
+    """Whether a tool call opened the session's database in the runtime (closed at the end)."""
+    closed: bool = False
+    """Set once the session ended: its slot may already serve another session."""
     transport_id: str | None = None
 
 
@@ -223,10 +226,11 @@ class McpEndpoint:
         return expire
 
     async def _close(self, state: _McpSession) -> None:
-        if state.slot is not None:
-            opening, state.slot = state.slot, None
-            slot = await opening
-            await self.server.jobs.submit_call(slot.conn.close)
+        state.closed = True
+        if state.has_database and state.session is not None:
+            state.has_database = False
+            await self.server.jobs.submit_call(self.server.runtime.end_tool_session,
+                                               state.session.slot)
         if state.session is not None:
             self.server.sessions.release(state.session)
         if state.transport_id is not None and self.by_id.get(state.transport_id) is state:
@@ -258,29 +262,24 @@ class McpEndpoint:
                          ) -> types.CallToolResult:
         state = self._state(context)
         session = state.session
-        if session is None or session.expired:
-            reason = ("it was idle longer than the server's --idle-timeout" if session else
-                      "the server was at capacity when it started")
+        if session is None or session.expired or state.closed:
+            reason = ("the server was at capacity when it started" if session is None else
+                      "it was idle longer than the server's --idle-timeout" if session.expired
+                      else "it has ended")
             return _error_result(f"This MCP session has no database: {reason}. Start a new "
                                  "MCP session.")
-        host = self.server.host
-        if not host.has_tool(name):
+        server = self.server
+        if name not in server.tool_names:
             return _error_result(f"Unknown tool: {name}")  # fastapi_mcp's words
         session.begin()
         try:
-            if state.slot is None:
-                state.slot = self.server.jobs.submit_call(self._open_database)
-            slot = await asyncio.shield(state.slot)
-            result = await self.server.jobs.submit_call(
-                host.call, slot, name, arguments, self.server.config.env.tool_timeout_s)
+            state.has_database = True  # the session's own clock: one step per tool call
+            text, is_error = await server.jobs.submit_call(
+                server.runtime.call_tool, session.slot, server.world, name, arguments)
         finally:
             session.end()
-        return types.CallToolResult(content=[types.TextContent(type="text", text=result.text)],
-                                    isError=result.is_error)
-
-    def _open_database(self) -> DatabaseSlot:
-        # the session's own clock, from the world's base time, one step per tool call
-        return self.server.prepared.open_slot(self.server.config.env.clock_step_s)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    isError=is_error)
 
 
 def _error_result(text: str) -> types.CallToolResult:

@@ -153,3 +153,24 @@ def test_concurrent_first_calls_of_one_session_share_its_database(server, host) 
     assert both != one and '"id": 22' in both
     assert liked.count('"id": 21') == both.count('"id": 21')
     assert liked.count('"id": 22') == both.count('"id": 22')  # both likes landed in one database
+
+
+def test_a_contained_server_answers_byte_identically(host) -> None:
+    """``--isolation process`` (what a world set from disk gets by default): tool calls run in
+    a contained worker, and ``tools/list``/``tools/call`` still equal the in-process texts."""
+    config = ServerConfig(world="spotify", port=0, max_sessions=4,
+                          env=EnvConfig(isolation="process"))
+    with ServerProcess(config) as contained:
+        metadata = httpx.get(contained.url + "/metadata", timeout=10).json()
+        assert "seccomp" in metadata["containment"]["active"] or \
+            metadata["containment"]["missing"]
+        like = [("like_track", {"track_id": 21})]
+        check = [("list_liked_tracks", {})]
+        tools, (results, first, second) = anyio.run(over_mcp, contained.url + "/mcp", CALLS,
+                                                    like + check, check)
+    listed = [{"name": t.name, "description": t.description, "inputSchema": tool_input_schema(t)}
+              for t in tools]
+    assert listed == [t.to_dict() for t in host.host.tools]
+    assert results == in_process(host, CALLS)
+    assert first == in_process(host, like + check)
+    assert second == in_process(host, check)  # each session its own database, as in-process

@@ -36,7 +36,7 @@ WIRE_STRINGS: dict[type[enum.Enum], set[str]] = {
     VerifierLabel: {"complete", "others", "awaiting_judge", "verifier_error", "no_verifier"},
     JudgeLabel: {"complete", "incomplete", "agent_error", "server_error", "judge_error"},
     ToolOutcome: {"ok", "http_error", "input_invalid", "timeout", "crash", "unknown_tool",
-                  "worker_died", "worker_timed_out"},
+                  "worker_died", "worker_timed_out", "scratch_quota"},
 }
 
 
