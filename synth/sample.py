@@ -26,7 +26,7 @@ from .errors import GenerationError
 from .parsing import parse_json_answer, require_keys
 from .repair import Imperfect, RepairOutcome
 from .stage import Rows, WorldStage
-from .world_text import numbered, samples_from_data, schema_text, tables_from_schema
+from .world_text import samples_from_data, tables_from_schema, tasks_and_schema
 
 __all__ = ["run_stage", "validate_samples", "STAGE", "SPEC"]
 
@@ -119,11 +119,9 @@ def _statement(samples: Any, table: str, index: int) -> str:
 
 
 def _prompt(run: RunContext, rows: Rows) -> tuple[tuple[dict[str, str], ...], tuple[str, Any]]:
-    tasks, schema = rows["gen_tasks.jsonl"], rows["gen_db.jsonl"]
+    schema = rows["gen_db.jsonl"]
     return ({"role": "system", "content": _SYSTEM},
-            {"role": "user", "content": _PROMPT.format(
-                name=tasks["scenario"], tasks=numbered(tasks["tasks"]),
-                schema=schema_text(tables_from_schema(schema["db_schema"])))}), \
+            {"role": "user", "content": _PROMPT.format(**tasks_and_schema(rows))}), \
         (schema["scenario"], schema["db_schema"])
 
 

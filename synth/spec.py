@@ -31,7 +31,7 @@ from .context import RunContext
 from .errors import GenerationError
 from .parsing import parse_json_answer, require_keys
 from .stage import Rows, WorldStage
-from .world_text import numbered, schema_text, tables_from_schema
+from .world_text import tables_from_schema, tasks_and_schema
 
 __all__ = ["run_stage", "validate_spec", "operation_ids", "STAGE", "SPEC"]
 
@@ -169,11 +169,9 @@ def operation_ids(api_spec: dict[str, Any]) -> list[str]:
 
 
 def _prompt(run: RunContext, rows: Rows) -> tuple[tuple[dict[str, str], ...], tuple[str, Any]]:
-    tasks, schema = rows["gen_tasks.jsonl"], rows["gen_db.jsonl"]
+    schema = rows["gen_db.jsonl"]
     return ({"role": "system", "content": _SYSTEM},
-            {"role": "user", "content": _PROMPT.format(
-                name=tasks["scenario"], tasks=numbered(tasks["tasks"]),
-                schema=schema_text(tables_from_schema(schema["db_schema"])))}), \
+            {"role": "user", "content": _PROMPT.format(**tasks_and_schema(rows))}), \
         (schema["scenario"], schema["db_schema"])
 
 
