@@ -266,8 +266,7 @@ def _row(r: dict[str, Any]) -> str:
             f"{r['gen_tokens_per_s']:.0f} | {r['train_tokens_per_s']:.0f} | {r['peak_gb']} |")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the check; prints one JSON line per part and a markdown table; exit 0 when all pass."""
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gpu_check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--dry-run", action="store_true",
                         help="CPU, float32, shapes shrunk: the same code path, for CI")
@@ -280,7 +279,31 @@ def main(argv: list[str] | None = None) -> int:
                         help="turns per episode (the main job allows 10)")
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated shape names")
     parser.add_argument("--json", default=None, help="also write the results to this file")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+class _Report:
+    """The results so far: each part is printed as one JSON line and saved to ``--json`` as it
+    finishes, so a run cut short by a time limit keeps what it did."""
+
+    def __init__(self, json_path: str | None) -> None:
+        self.json_path = json_path
+        self.results: dict[str, Any] = {}
+        self.failures: list[str] = []
+
+    def save(self) -> None:
+        if self.json_path:
+            Path(self.json_path).write_text(json.dumps(self.results, indent=2))
+
+    def add(self, part: str, value: Any) -> None:
+        self.results[part] = value
+        print(json.dumps({part: value}), flush=True)
+        self.save()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the check; prints one JSON line per part and a markdown table; exit 0 when all pass."""
+    args = _parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
     import torch
@@ -296,43 +319,66 @@ def main(argv: list[str] | None = None) -> int:
     steps = args.steps if args.steps is not None else (1 if args.dry_run else 3)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Any] = {"environment": _environment(device)}
+    report = _Report(args.json)
+    report.results["environment"] = _environment(device)
+    print(json.dumps(report.results["environment"]), flush=True)
+    report.add("process_group", check_process_group(device))
 
-    def save() -> None:  # after every part: a run cut short by a time limit keeps what it did
-        if args.json:
-            Path(args.json).write_text(json.dumps(results, indent=2))
-
-    print(json.dumps(results["environment"]), flush=True)
-    failures: list[str] = []
-
-    results["process_group"] = check_process_group(device)
-    print(json.dumps({"process_group": results["process_group"]}), flush=True)
-    save()
-
-    from .tiny_model import TinyModelConfig, build_tiny_model
-
-    tiny_cfg = TinyModelConfig.small() if args.dry_run else TinyModelConfig()
-    tiny_dir = build_tiny_model(out / "tiny_init", tiny_cfg)
     shapes = [SHAPES[n.strip()] for n in args.shapes.split(",") if n.strip()]
     if args.dry_run:
         shapes = [shrink(s) for s in shapes]
+    model_dirs = _build_model_dirs(shapes, out, args.dry_run)
+    _check_sync(report, shapes, model_dirs, device)
+    rows = _run_shapes(report, shapes, model_dirs, out, device, dtype, steps, args)
+    report.results["failures"] = report.failures
+
+    print("\n| model | dtype | first step s | step s | generate s | train s | env s | sync s | "
+          "gen tok/s | train tok/s | peak GiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(_row(r))
+    report.save()
+    for f in report.failures:
+        print(f"FAILED {f}", file=sys.stderr)
+    print("gpu_check: " + ("ok" if not report.failures else f"{len(report.failures)} failure(s)"),
+          flush=True)
+    return 0 if not report.failures else 1
+
+
+def _build_model_dirs(shapes: list[ModelShape], out: Path, is_dry_run: bool) -> dict[str, Path]:
+    """The tiny model (small on a dry run) and one model folder per shape with a family."""
+    from .tiny_model import TinyModelConfig, build_tiny_model
+
+    tiny_cfg = TinyModelConfig.small() if is_dry_run else TinyModelConfig()
+    tiny_dir = build_tiny_model(out / "tiny_init", tiny_cfg)
     model_dirs: dict[str, Path] = {"tiny": tiny_dir}
     for shape in shapes:
         if shape.family is not None:
             model_dirs[shape.name] = _build_model_dir(shape, tiny_dir, out / f"{shape.name}_init")
+    return model_dirs
 
+
+def _check_sync(report: _Report, shapes: list[ModelShape], model_dirs: dict[str, Path],
+                device: str) -> None:
+    """The merged-LoRA weight sync check, on the first shape with LoRA (if any)."""
     lora_shape = next((s for s in shapes if s.lora_r), None)
-    if lora_shape is not None:
-        sync = check_merged_sync(model_dirs[lora_shape.name], device, lora_shape.lora_r)
-        sync["shape"] = lora_shape.name
-        results["merged_sync"] = sync
-        print(json.dumps({"merged_sync": sync}), flush=True)
-        save()
-        if sync["max_abs_logit_diff"] > 1e-3 or sync["unexpected"]:
-            failures.append(f"merged sync differs: {sync}")
+    if lora_shape is None:
+        return
+    sync = check_merged_sync(model_dirs[lora_shape.name], device, lora_shape.lora_r)
+    sync["shape"] = lora_shape.name
+    report.add("merged_sync", sync)
+    if sync["max_abs_logit_diff"] > 1e-3 or sync["unexpected"]:
+        report.failures.append(f"merged sync differs: {sync}")
+
+
+def _run_shapes(report: _Report, shapes: list[ModelShape], model_dirs: dict[str, Path], out: Path,
+                device: str, dtype: str, steps: int, args: argparse.Namespace
+                ) -> list[dict[str, Any]]:
+    """``steps`` GRPO steps of every shape; a shape that fails is reported, the others run."""
+    import torch
 
     rows: list[dict[str, Any]] = []
-    results["grpo"] = rows
+    report.results["grpo"] = rows
     for shape in shapes:
         if device.startswith("cuda"):
             torch.cuda.reset_peak_memory_stats()
@@ -343,29 +389,17 @@ def main(argv: list[str] | None = None) -> int:
                                  groups=args.groups, max_turns=args.max_turns)
         except Exception as e:  # noqa: BLE001 - report every shape, then fail
             logger.exception("GRPO on %s failed", shape.name)
-            failures.append(f"{shape.name}: {type(e).__name__}: {e}")
+            report.failures.append(f"{shape.name}: {type(e).__name__}: {e}")
             continue
         row["parameters"] = _parameters(model_dirs[shape.name])
         row["peak_gb"] = (round(torch.cuda.max_memory_allocated() / 2**30, 1)
                           if device.startswith("cuda") else None)
         rows.append(row)
         print(json.dumps({"grpo": row}), flush=True)
-        save()
+        report.save()
         if row["steps"] != steps:
-            failures.append(f"{shape.name}: {row['steps']} of {steps} GRPO steps logged")
-    results["failures"] = failures
-
-    print("\n| model | dtype | first step s | step s | generate s | train s | env s | sync s | "
-          "gen tok/s | train tok/s | peak GiB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(_row(r))
-    save()
-    for f in failures:
-        print(f"FAILED {f}", file=sys.stderr)
-    print("gpu_check: " + ("ok" if not failures else f"{len(failures)} failure(s)"), flush=True)
-    return 0 if not failures else 1
-
+            report.failures.append(f"{shape.name}: {row['steps']} of {steps} GRPO steps logged")
+    return rows
 
 if __name__ == "__main__":
     raise SystemExit(main())

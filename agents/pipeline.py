@@ -40,9 +40,10 @@ from awm_gym.atomic_io import write_text_atomic
 from awm_gym.envs import get_world_set
 from awm_gym.worlds import Split, Subset, load_split, split_worlds
 
-from .config import TrainConfig, config_to_dict
-from .evaluate import EvalResult, evaluate_policy
-from .grpo.config import BackendKind
+from .chat_format import ChatFormatConfig
+from .config import ModelConfig, SplitConfig, TrainConfig, config_to_dict
+from .evaluate import EvalConfig, EvalResult, evaluate_policy
+from .grpo.config import BackendKind, RolloutConfig
 from .grpo.metrics import (
     EVAL_AREAS,
     ConsoleSink,
@@ -52,6 +53,7 @@ from .grpo.metrics import (
     plot_metrics,
 )
 from .policies.sampling import SamplingConfig
+from .policies.vllm_policy import VLLMEngineConfig
 
 logger = logging.getLogger(__name__)
 
@@ -62,70 +64,78 @@ def _write_json(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2))
 
 
-def make_envs(cfg: TrainConfig, num_envs: int, split: Split | None = None,
+def make_envs(rollout: RolloutConfig, num_envs: int, split: Split | None = None,
               subset: Subset | None = None, worlds: Sequence[str] | None = None) -> Any:
-    """A vector env with ``num_envs`` instances: of the training worlds, or of ``subset`` of
-    ``split`` (``worlds`` replaces ``rollout.worlds`` when given)."""
+    """A vector env with ``num_envs`` instances: of the rollout's worlds, or of ``subset`` of
+    ``split`` (``worlds`` replaces ``rollout.worlds`` when given).
+
+    Example:
+        >>> envs = make_envs(TrainConfig().rollout, 2)   # doctest: +SKIP
+    """
     import gymnasium as gym
 
     import awm_gym  # noqa: F401 - registers the built-in worlds
 
-    kwargs: dict[str, Any] = {"max_episode_steps": cfg.rollout.max_turns,
-                              **cfg.rollout.env_kwargs}
+    kwargs: dict[str, Any] = {"max_episode_steps": rollout.max_turns, **rollout.env_kwargs}
     if worlds is not None:
         kwargs["worlds"] = list(worlds)
     if split is not None:
         kwargs.update(split=split, subset=subset)
-    return gym.make_vec(cfg.rollout.env_id, num_envs=num_envs, **kwargs)
+    return gym.make_vec(rollout.env_id, num_envs=num_envs, **kwargs)
 
 
-def make_split(cfg: TrainConfig) -> Split | None:
-    """The run's split (``cfg.split``: its file, or one made from its fractions and seed),
+def make_split(split: SplitConfig, rollout: RolloutConfig) -> Split | None:
+    """The run's split (``split``: its file, or one made from its fractions and seed),
     checked against the rollout's world set; None when the run has no split.
+
+    Example:
+        >>> cfg = TrainConfig()
+        >>> make_split(cfg.split, cfg.rollout).sizes   # doctest: +SKIP
 
     Raises:
         SplitError: the file is malformed or was made for a world set with other content.
     """
-    if not cfg.split.is_enabled:
+    if not split.is_enabled:
         return None
-    world_set = get_world_set(_world_set_path(cfg))
-    if cfg.split.path is not None:
-        return load_split(cfg.split.path, world_set)
-    return split_worlds(world_set, cfg.split.val_worlds, cfg.split.val_tasks, cfg.split.seed,
-                        exclude=cfg.rollout.exclude)
+    world_set = get_world_set(_world_set_path(rollout))
+    if split.path is not None:
+        return load_split(split.path, world_set)
+    return split_worlds(world_set, split.val_worlds, split.val_tasks, split.seed,
+                        exclude=rollout.exclude)
 
 
-def _world_set_path(cfg: TrainConfig) -> str | None:
+def _world_set_path(rollout: RolloutConfig) -> str | None:
     """The rollout's world set directory: ``rollout.world_set``, else the env id's own (None:
     the built-in worlds)."""
     import gymnasium as gym
 
-    path = cfg.rollout.world_set
+    path = rollout.world_set
     if path is None:
-        path = gym.spec(cfg.rollout.env_id).kwargs.get("world_set")
+        path = gym.spec(rollout.env_id).kwargs.get("world_set")
     return None if path is None else str(path)
 
 
-def _eval_envs(cfg: TrainConfig, train_envs: Any, split: Split | None) -> dict[str, Any]:
+def _eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: Any,
+               split: Split | None) -> dict[str, Any]:
     """One evaluation env per evaluated subset: ``train`` (every training task), and with a
     split ``val_tasks`` (held-out tasks of the training worlds) and ``val_worlds`` (every
     task of the held-out worlds); a subset with no task here is left out."""
     from .grpo.rollout import list_tasks
 
     tasks = len(list_tasks(train_envs))
-    out = {"train": make_envs(cfg, _eval_width(cfg.eval.episodes_per_task * tasks), split,
+    out = {"train": make_envs(rollout, _eval_width(evaluation.episodes_per_task * tasks), split,
                               Subset.TRAIN if split is not None else None)}
     if split is None:
         return out
-    per_task = cfg.eval.val_episodes_per_task or cfg.eval.episodes_per_task
+    per_task = evaluation.val_episodes_per_task or evaluation.episodes_per_task
     held = {Subset.VAL_TASKS: [w for w in train_envs.runtime.worlds if w in split.val_tasks],
             Subset.VAL_WORLDS: list(split.val_worlds)}
     try:
         for subset, worlds in held.items():
             if worlds:
                 n = sum(len(split.tasks(subset)[w]) for w in worlds)
-                out[subset.value] = make_envs(cfg, _eval_width(per_task * n), split, subset,
-                                              worlds)
+                out[subset.value] = make_envs(rollout, _eval_width(per_task * n), split,
+                                              subset, worlds)
     except BaseException:
         for envs in out.values():
             envs.close()
@@ -133,20 +143,27 @@ def _eval_envs(cfg: TrainConfig, train_envs: Any, split: Split | None) -> dict[s
     return out
 
 
-def record_oracle(cfg: TrainConfig, tasks: list[tuple[str, int]], out: Path) -> Path:
-    """Record ``oracle_episodes_per_task`` oracle episodes of every task (World.record_dataset)."""
+def record_oracle(rollout: RolloutConfig, tasks: list[tuple[str, int]], out: Path, *,
+                  episodes_per_task: int, seed: int) -> Path:
+    """Record ``episodes_per_task`` oracle episodes of every task (World.record_dataset) into
+    ``out/datasets``; returns the dataset's folder.
+
+    Example:
+        >>> cfg = TrainConfig()
+        >>> record_oracle(cfg.rollout, [("w", 0)], Path("out"),            # doctest: +SKIP
+        ...               episodes_per_task=cfg.sft.oracle_episodes_per_task, seed=cfg.run.seed)
+    """
     from awm_gym import World
 
     from .policies.oracle import OraclePolicy
 
-    k = cfg.sft.oracle_episodes_per_task
-    worlds = [w for w, _ in tasks for _ in range(k)]
-    task_idx = [t for _, t in tasks for _ in range(k)]
-    world = World(cfg.rollout.env_id, num_envs=min(32, len(worlds)), seed=cfg.run.seed,
-                  max_episode_steps=cfg.rollout.max_turns, verbose=0, **cfg.rollout.env_kwargs)
+    worlds = [w for w, _ in tasks for _ in range(episodes_per_task)]
+    task_idx = [t for _, t in tasks for _ in range(episodes_per_task)]
+    world = World(rollout.env_id, num_envs=min(32, len(worlds)), seed=seed,
+                  max_episode_steps=rollout.max_turns, verbose=0, **rollout.env_kwargs)
     try:
         world.set_policy(OraclePolicy())
-        return world.record_dataset("oracle", episodes=len(worlds), seed=cfg.run.seed,
+        return world.record_dataset("oracle", episodes=len(worlds), seed=seed,
                                     cache_dir=out / "datasets",
                                     options={"world": worlds, "task_idx": task_idx},
                                     mode="overwrite")
@@ -154,10 +171,10 @@ def record_oracle(cfg: TrainConfig, tasks: list[tuple[str, int]], out: Path) -> 
         world.close()
 
 
-def _backend_kind(cfg: TrainConfig) -> BackendKind:
+def _backend_kind(rollout: RolloutConfig) -> BackendKind:
     from .policies.vllm_policy import vllm_available
 
-    kind = cfg.rollout.backend
+    kind = rollout.backend
     if kind is BackendKind.AUTO:
         kind = BackendKind.VLLM if vllm_available() else BackendKind.HF
         if kind is BackendKind.HF:
@@ -165,10 +182,10 @@ def _backend_kind(cfg: TrainConfig) -> BackendKind:
     return kind
 
 
-def _load_trainer_model(path: str, cfg: TrainConfig) -> tuple[Any, Any]:
+def _load_trainer_model(path: str, device: str) -> tuple[Any, Any]:
     from .policies.hf_policy import load_model_and_tokenizer
 
-    return load_model_and_tokenizer(path, cfg.run.device)
+    return load_model_and_tokenizer(path, device)
 
 
 def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any,
@@ -197,7 +214,7 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     # the tokenizer learns from the tasks this run trains on (its split's train subset) only
     init = cfg.model.path or str(build_tiny_model(
         out / "model_init", cfg.model.tiny, train_tasks=list_tasks(envs),
-        world_set=_world_set_path(cfg)))
+        world_set=_world_set_path(cfg.rollout)))
     timings["build_model_s"] = time.perf_counter() - t
     if cfg.sft.epochs == 0:
         return init
@@ -212,10 +229,12 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     if manifest.exists() and json.loads(manifest.read_text()) == recipe:
         return str(path)
     t = time.perf_counter()
-    dataset = cfg.sft.dataset or str(record_oracle(cfg, list_tasks(envs), out))
+    dataset = cfg.sft.dataset or str(record_oracle(
+        cfg.rollout, list_tasks(envs), out, episodes_per_task=cfg.sft.oracle_episodes_per_task,
+        seed=cfg.run.seed))
     timings["record_oracle_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    model, tokenizer = _load_trainer_model(init, cfg)
+    model, tokenizer = _load_trainer_model(init, cfg.run.device)
     examples = sft_examples(dataset, envs, cfg.chat, ChatRenderer(tokenizer),
                             cfg.sft.only_successful)
     logger.info("SFT on %d examples from %s", len(examples), dataset)
@@ -229,57 +248,65 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     return str(path)
 
 
-def _prepare_for_training(model: Any, cfg: TrainConfig) -> Any:
+def _prepare_for_training(model: Any, model_cfg: ModelConfig) -> Any:
     """Gradient checkpointing and LoRA adapters, as the model config asks."""
     from .lora import apply_lora, enable_gradient_checkpointing
 
-    if cfg.model.gradient_checkpointing:
+    if model_cfg.gradient_checkpointing:
         enable_gradient_checkpointing(model)
-    if cfg.model.lora.is_enabled:
-        model = apply_lora(model, cfg.model.lora)
+    if model_cfg.lora.is_enabled:
+        model = apply_lora(model, model_cfg.lora)
     return model
 
 
-def _policies(kind: BackendKind, cfg: TrainConfig, model: Any, tokenizer: Any, start_path: str
-              ) -> tuple[Any, Any]:
-    """(rollout policy, evaluation policy): one backend, two sampling settings."""
-    from .chat_format import ChatRenderer
-    from .policies.chat_policy import ChatPolicy
-
-    eval_sampling = SamplingConfig(temperature=cfg.eval.temperature, top_p=cfg.sampling.top_p,
-                                   max_new_tokens=cfg.sampling.max_new_tokens,
-                                   max_prompt_tokens=cfg.sampling.max_prompt_tokens)
+def _rollout_policy(kind: BackendKind, model: Any, tokenizer: Any, start_path: str,
+                    model_cfg: ModelConfig, chat: ChatFormatConfig, sampling: SamplingConfig,
+                    vllm: VLLMEngineConfig, hf_batch_size: int) -> Any:
+    """The policy GRPO samples with: vLLM serving ``start_path``, or transformers on ``model``
+    (``hf_batch_size`` prompts a batch), in ``model_cfg.dtype``."""
     if kind is BackendKind.VLLM:
         from .policies.vllm_policy import VLLMPolicy
         from .precision import check_sampler_dtype
 
-        train = VLLMPolicy(start_path, cfg.chat, cfg.sampling, cfg.vllm, dtype=cfg.model.dtype)
+        train = VLLMPolicy(start_path, chat, sampling, vllm, dtype=model_cfg.dtype)
         try:  # vLLM reports the precision it really runs in
-            check_sampler_dtype(cfg.model.dtype, train.backend.dtype,
-                                cfg.model.allow_dtype_mismatch, "the vLLM engine")
+            check_sampler_dtype(model_cfg.dtype, train.backend.dtype,
+                                model_cfg.allow_dtype_mismatch, "the vLLM engine")
         except Exception:
             train.close()
             raise
-    else:
-        from .policies.hf_policy import HFPolicy
+        return train
+    from .policies.hf_policy import HFPolicy
 
-        train = HFPolicy(model, tokenizer, cfg.chat, cfg.sampling,
-                         batch_size=cfg.rollout.hf_batch_size, dtype=cfg.model.dtype)
-    evaluator = ChatPolicy(train.backend, cfg.chat, eval_sampling, ChatRenderer(tokenizer),
-                           train.context_length, name=f"{train.name}-eval")
-    return train, evaluator
+    return HFPolicy(model, tokenizer, chat, sampling, batch_size=hf_batch_size,
+                    dtype=model_cfg.dtype)
 
 
-def _evaluate(policy: Any, evals: dict[str, Any], cfg: TrainConfig, sink: Any, step: int
+def _eval_policy(train: Any, tokenizer: Any, chat: ChatFormatConfig, sampling: SamplingConfig,
+                 temperature: float) -> Any:
+    """The evaluation policy: ``train``'s backend, sampled at the evaluation ``temperature``."""
+    from .chat_format import ChatRenderer
+    from .policies.chat_policy import ChatPolicy
+
+    eval_sampling = SamplingConfig(temperature=temperature, top_p=sampling.top_p,
+                                   max_new_tokens=sampling.max_new_tokens,
+                                   max_prompt_tokens=sampling.max_prompt_tokens)
+    return ChatPolicy(train.backend, chat, eval_sampling, ChatRenderer(tokenizer),
+                      train.context_length, name=f"{train.name}-eval")
+
+
+def _evaluate(policy: Any, evals: dict[str, Any], evaluation: EvalConfig, sink: Any, step: int
               ) -> dict[str, EvalResult]:
     """Evaluate every subset of ``evals`` (see :func:`_eval_envs`); one metrics line for all."""
     start = time.perf_counter()
     held_out = dataclasses.replace(
-        cfg.eval, episodes_per_task=cfg.eval.val_episodes_per_task or cfg.eval.episodes_per_task)
+        evaluation,
+        episodes_per_task=evaluation.val_episodes_per_task or evaluation.episodes_per_task)
     results: dict[str, EvalResult] = {}
     metrics: dict[str, float] = {}
     for name, envs in evals.items():
-        results[name] = evaluate_policy(policy, envs, cfg.eval if name == "train" else held_out)
+        results[name] = evaluate_policy(policy, envs,
+                                        evaluation if name == "train" else held_out)
         metrics.update(results[name].metrics(EVAL_AREAS[name]))
     metrics["time/eval_s"] = time.perf_counter() - start
     sink.log(metrics, step)
@@ -328,104 +355,143 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
     """
     import torch
 
-    from .grpo.checkpoint import latest_checkpoint, read_trainer_state
+    from .grpo.checkpoint import latest_checkpoint
     from .grpo.distributed import init_distributed
-    from .grpo.train import GRPOSetup, GRPOTrainer
     from .policies.hf_policy import resolve_device
 
     t_start = time.perf_counter()
     console = console or sys.stderr
     world = init_distributed(resolve_device(cfg.run.device))
-    main = world.is_main
     out = Path(cfg.run.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if cfg.run.torch_threads is not None:
         torch.set_num_threads(cfg.run.torch_threads)
     torch.manual_seed(cfg.run.seed)
     checkpoint = latest_checkpoint(out) if cfg.run.resume else None
-    sinks: list[Any] = []
-    if main:
-        _write_json(out / "config.json", config_to_dict(cfg))
-        sinks = [JSONLSink(out / "metrics.jsonl", append=checkpoint is not None),
-                 ConsoleSink(console, cfg.grpo.steps)]
-        report = make_report_sink(cfg.run.report_to, out, config_to_dict(cfg),
-                                  project=cfg.run.wandb_project)
-        if report is not None:
-            sinks.append(report)
-    sink = MultiSink(sinks)
-    split = make_split(cfg)  # deterministic: every rank makes the same one
-    if main and split is not None:
+    sink = _open_sink(cfg, out, world.is_main, console, is_resumed=checkpoint is not None)
+    split = make_split(cfg.split, cfg.rollout)  # deterministic: every rank makes the same one
+    if world.is_main and split is not None:
         split.save(out / "split.json")
-    train_envs = make_envs(cfg, cfg.rollout.episodes_per_step // world.world_size, split,
-                           Subset.TRAIN if split is not None else None)
+    train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step // world.world_size,
+                           split, Subset.TRAIN if split is not None else None)
     try:
-        eval_envs = _eval_envs(cfg, train_envs, split)
+        eval_envs = _eval_envs(cfg.rollout, cfg.eval, train_envs, split)
     except BaseException:
         train_envs.close()
         raise
     timings: dict[str, float] = {}
     try:
-        partial = out / "summary_before.json"
-        if checkpoint is None:
-            if main:
-                prepare_start_model(cfg, out, train_envs, sink, timings)
-            _barrier(world)  # the others reuse rank 0's warm start
-            start_path = prepare_start_model(cfg, out, train_envs)
-        else:
-            start_path = str(checkpoint)
-        model, tokenizer = _load_trainer_model(start_path, cfg)
-        model = _prepare_for_training(model, cfg)
-        kind = _backend_kind(cfg)
-        policy, evaluator = _policies(kind, cfg, model, tokenizer, start_path)
-        if checkpoint is None and main:
-            t = time.perf_counter()
-            before = _evaluate(evaluator, eval_envs, cfg, sink, 0)
-            timings["eval_before_s"] = time.perf_counter() - t
-            _write_json(partial, {"success_before": before["train"].success_rate,
-                                  "reward_before": before["train"].reward_mean,
-                                  "per_world_before": before["train"].per_world,
-                                  "held_out": _held_out(before, "before"),
-                                  "split": _split_record(split, out),
-                                  "sft_model": start_path})
-        _barrier(world)
-        summary_before = json.loads(partial.read_text())
-        ref_model = None
-        if cfg.grpo.kl_coef > 0:
-            ref_model, _ = _load_trainer_model(summary_before["sft_model"], cfg)
-            ref_model.requires_grad_(False)
-        setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
-                          cfg.run.seed, cfg.run.checkpoint_every, cfg.model.dtype)
-        trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup, ref_model,
-                              config_to_dict(cfg), world=world)
-        if checkpoint is not None:
-            trainer.load_state(str(checkpoint), read_trainer_state(checkpoint).step)
-
-        def maybe_eval(step: int, _: dict[str, float]) -> None:
-            if cfg.eval.every and step % cfg.eval.every == 0 and step < cfg.grpo.steps:
-                if main:
-                    _evaluate(evaluator, eval_envs, cfg, sink, step)
-                _barrier(world)
-
-        t = time.perf_counter()
-        trainer.train(cfg.grpo.steps, sink, str(out), on_step=maybe_eval)
-        timings["grpo_s"] = time.perf_counter() - t
-        summary: dict[str, Any] = {}
-        if main:
-            summary = _finish(cfg, out, model, tokenizer, evaluator, eval_envs, sink, kind,
-                              policy.name, summary_before, timings)
-        _barrier(world)
-        policy.close()
+        summary = _train(cfg, out, world, checkpoint, split, train_envs, eval_envs, sink, timings)
     finally:
         sink.close()
         train_envs.close()
         for envs in eval_envs.values():
             envs.close()
-    if main:
+    if world.is_main:
         timings["total_s"] = time.perf_counter() - t_start
         summary["timings"] = timings
         _write_json(out / "summary.json", summary)
         console.write(_phase_line(timings) + "\n")
     return summary
+
+
+def _open_sink(cfg: TrainConfig, out: Path, is_main: bool, console: IO[str],
+               is_resumed: bool) -> Any:
+    """The run's metrics sink: on rank 0 ``metrics.jsonl`` (appended to when resumed), the
+    console and the ``run.report_to`` service (``config.json`` is written first); elsewhere
+    one that drops everything."""
+    sinks: list[Any] = []
+    if is_main:
+        _write_json(out / "config.json", config_to_dict(cfg))
+        sinks = [JSONLSink(out / "metrics.jsonl", append=is_resumed),
+                 ConsoleSink(console, cfg.grpo.steps)]
+        report = make_report_sink(cfg.run.report_to, out, config_to_dict(cfg),
+                                  project=cfg.run.wandb_project)
+        if report is not None:
+            sinks.append(report)
+    return MultiSink(sinks)
+
+
+def _train(cfg: TrainConfig, out: Path, world: Any, checkpoint: Path | None,
+           split: Split | None, train_envs: Any, eval_envs: dict[str, Any], sink: Any,
+           timings: dict[str, float]) -> dict[str, Any]:
+    """Warm start (or resume), evaluate, GRPO with evaluations every ``eval.every`` steps,
+    then rank 0 finishes the run (:func:`_finish`); returns the summary (empty off rank 0)."""
+    if checkpoint is None:
+        if world.is_main:
+            prepare_start_model(cfg, out, train_envs, sink, timings)
+        _barrier(world)  # the others reuse rank 0's warm start
+        start_path = prepare_start_model(cfg, out, train_envs)
+    else:
+        start_path = str(checkpoint)
+    model, tokenizer = _load_trainer_model(start_path, cfg.run.device)
+    model = _prepare_for_training(model, cfg.model)
+    kind = _backend_kind(cfg.rollout)
+    policy = _rollout_policy(kind, model, tokenizer, start_path, cfg.model, cfg.chat,
+                             cfg.sampling, cfg.vllm, cfg.rollout.hf_batch_size)
+    evaluator = _eval_policy(policy, tokenizer, cfg.chat, cfg.sampling, cfg.eval.temperature)
+    if checkpoint is None and world.is_main:
+        _evaluate_before(cfg, out, evaluator, eval_envs, sink, split, start_path, timings)
+    _barrier(world)
+    summary_before = json.loads((out / _SUMMARY_BEFORE).read_text())
+    trainer = _make_trainer(cfg, world, checkpoint, model, tokenizer, train_envs, policy,
+                            summary_before["sft_model"])
+
+    def maybe_eval(step: int, _: dict[str, float]) -> None:
+        if cfg.eval.every and step % cfg.eval.every == 0 and step < cfg.grpo.steps:
+            if world.is_main:
+                _evaluate(evaluator, eval_envs, cfg.eval, sink, step)
+            _barrier(world)
+
+    t = time.perf_counter()
+    trainer.train(cfg.grpo.steps, sink, str(out), on_step=maybe_eval)
+    timings["grpo_s"] = time.perf_counter() - t
+    summary: dict[str, Any] = {}
+    if world.is_main:
+        summary = _finish(cfg, out, model, tokenizer, evaluator, eval_envs, sink, kind,
+                          policy.name, summary_before, timings)
+    _barrier(world)
+    policy.close()
+    return summary
+
+
+_SUMMARY_BEFORE = "summary_before.json"
+"""The run folder's record of the start model's evaluation (every rank reads it back)."""
+
+
+def _evaluate_before(cfg: TrainConfig, out: Path, evaluator: Any, eval_envs: dict[str, Any],
+                     sink: Any, split: Split | None, start_path: str,
+                     timings: dict[str, float]) -> None:
+    """Evaluate the start model (step 0) and write :data:`_SUMMARY_BEFORE`."""
+    t = time.perf_counter()
+    before = _evaluate(evaluator, eval_envs, cfg.eval, sink, 0)
+    timings["eval_before_s"] = time.perf_counter() - t
+    _write_json(out / _SUMMARY_BEFORE, {"success_before": before["train"].success_rate,
+                                        "reward_before": before["train"].reward_mean,
+                                        "per_world_before": before["train"].per_world,
+                                        "held_out": _held_out(before, "before"),
+                                        "split": _split_record(split, out),
+                                        "sft_model": start_path})
+
+
+def _make_trainer(cfg: TrainConfig, world: Any, checkpoint: Path | None, model: Any,
+                  tokenizer: Any, train_envs: Any, policy: Any, sft_model: str) -> Any:
+    """The GRPO trainer (with the frozen ``sft_model`` as reference when ``grpo.kl_coef > 0``),
+    its state restored from ``checkpoint`` when resuming."""
+    from .grpo.checkpoint import read_trainer_state
+    from .grpo.train import GRPOSetup, GRPOTrainer
+
+    ref_model = None
+    if cfg.grpo.kl_coef > 0:
+        ref_model, _ = _load_trainer_model(sft_model, cfg.run.device)
+        ref_model.requires_grad_(False)
+    setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
+                      cfg.run.seed, cfg.run.checkpoint_every, cfg.model.dtype)
+    trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup, ref_model,
+                          config_to_dict(cfg), world=world)
+    if checkpoint is not None:
+        trainer.load_state(str(checkpoint), read_trainer_state(checkpoint).step)
+    return trainer
 
 
 def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: Any,
@@ -439,7 +505,7 @@ def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: 
     model.save_pretrained(out / "model_final", safe_serialization=True)
     tokenizer.save_pretrained(out / "model_final")
     t = time.perf_counter()
-    results = _evaluate(evaluator, eval_envs, cfg, sink, cfg.grpo.steps)
+    results = _evaluate(evaluator, eval_envs, cfg.eval, sink, cfg.grpo.steps)
     after = results["train"]
     timings["eval_after_s"] = time.perf_counter() - t
     held_out = summary_before.get("held_out") or {}

@@ -38,7 +38,7 @@ from typing import IO, Any
 from awm_gym import info_keys as K
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args
-from awm_gym.worlds import Subset
+from awm_gym.worlds import Split, Subset
 
 from .config import TrainConfig, config_to_dict
 from .errors import AgentConfigError
@@ -196,15 +196,11 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
     """Evaluate, SFT, evaluate, GRPO, evaluate (see the module docstring); returns the report."""
     import torch
 
-    from .chat_format import ChatRenderer
     from .grpo.metrics import ConsoleSink, JSONLSink, MultiSink
-    from .grpo.rollout import list_tasks
-    from .grpo.train import GRPOSetup, GRPOTrainer
     from .lora import apply_lora
-    from .pipeline import _eval_envs, make_envs, make_split, record_oracle
+    from .pipeline import _eval_envs, make_envs, make_split
     from .policies.hf_policy import load_model_and_tokenizer
     from .policies.vllm_policy import VLLMPolicy
-    from .sft import run_sft, sft_examples
 
     _check(cfg)
     console = console or sys.stderr
@@ -215,14 +211,14 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
         torch.set_num_threads(cfg.run.torch_threads)
     torch.manual_seed(cfg.run.seed)
     write_text_atomic(out / "config.json", json.dumps(config_to_dict(cfg), indent=2))
-    split = make_split(cfg)
+    split = make_split(cfg.split, cfg.rollout)
     assert split is not None  # _check
     split.save(out / "split.json")
     timings: dict[str, float] = {}
     rows: list[EvalRow] = []
     sink = MultiSink([JSONLSink(out / "metrics.jsonl"), ConsoleSink(console, cfg.grpo.steps)])
-    train_envs = make_envs(cfg, cfg.rollout.episodes_per_step, split, Subset.TRAIN)
-    eval_envs = _eval_envs(cfg, train_envs, split)
+    train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step, split, Subset.TRAIN)
+    eval_envs = _eval_envs(cfg.rollout, cfg.eval, train_envs, split)
     policy = None
     try:
         t = time.perf_counter()
@@ -232,40 +228,14 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
                             dtype=cfg.model.dtype)
         evaluator = _Evaluator(cfg, policy.backend, tokenizer, policy.context_length, eval_envs)
         timings["load_s"] = time.perf_counter() - t
-
-        t = time.perf_counter()
-        rows += evaluator.run(STAGES[0], console)
-        timings["eval_zero_shot_s"] = time.perf_counter() - t
-
-        t = time.perf_counter()
-        dataset = cfg.sft.dataset or str(record_oracle(cfg, list_tasks(train_envs), out))
-        examples = sft_examples(dataset, train_envs, cfg.chat, ChatRenderer(tokenizer),
-                                cfg.sft.only_successful, cfg.sft.max_examples_per_episode)
-        tokens = sum(e.length for e in examples)
-        console.write(f"SFT: {len(examples)} examples, {tokens} tokens an epoch, "
-                      f"{cfg.sft.epochs} epochs (LoRA r={cfg.model.lora.r})\n")
-        run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=cfg.run.seed,
-                on_epoch=lambda e, m: sink.log(m, e + 1), dtype=cfg.model.dtype)
-        timings["sft_s"] = time.perf_counter() - t
+        rows += _timed_eval(evaluator, STAGES[0], "eval_zero_shot_s", console, timings)
+        examples = _run_sft(cfg, model, tokenizer, train_envs, out, sink, console, timings)
         timings["sync_after_sft_s"] = policy.backend.load_weights(model)
         model.save_pretrained(out / "adapter_sft")
-
-        t = time.perf_counter()
-        rows += evaluator.run(STAGES[1], console)
-        timings["eval_sft_s"] = time.perf_counter() - t
-
-        t = time.perf_counter()
-        setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
-                          cfg.run.seed, 0, cfg.model.dtype)
-        trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup,
-                              config_record=config_to_dict(cfg))
-        trainer.train(cfg.grpo.steps, sink, None)
-        timings["grpo_s"] = time.perf_counter() - t
+        rows += _timed_eval(evaluator, STAGES[1], "eval_sft_s", console, timings)
+        _run_grpo(cfg, model, tokenizer, train_envs, policy, sink, timings)
         model.save_pretrained(out / "adapter_final")
-
-        t = time.perf_counter()
-        rows += evaluator.run(STAGES[2], console)
-        timings["eval_sft_grpo_s"] = time.perf_counter() - t
+        rows += _timed_eval(evaluator, STAGES[2], "eval_sft_grpo_s", console, timings)
     finally:
         sink.close()
         if policy is not None:
@@ -274,9 +244,64 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
         for envs in eval_envs.values():
             envs.close()
     timings["total_s"] = time.perf_counter() - t_start
+    return _write_report(out, rows, timings, split, examples, console)
+
+
+def _timed_eval(evaluator: _Evaluator, stage: str, timing: str, console: IO[str],
+                timings: dict[str, float]) -> list[EvalRow]:
+    """``evaluator.run(stage)``, its seconds recorded as ``timings[timing]``."""
+    t = time.perf_counter()
+    rows = evaluator.run(stage, console)
+    timings[timing] = time.perf_counter() - t
+    return rows
+
+
+def _run_sft(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, out: Path,
+             sink: Any, console: IO[str], timings: dict[str, float]) -> list[Any]:
+    """SFT of the LoRA adapters on the oracle's rollouts (``sft.dataset``, else recorded
+    now); returns the examples trained on."""
+    from .chat_format import ChatRenderer
+    from .grpo.rollout import list_tasks
+    from .pipeline import record_oracle
+    from .sft import run_sft, sft_examples
+
+    t = time.perf_counter()
+    dataset = cfg.sft.dataset or str(record_oracle(
+        cfg.rollout, list_tasks(train_envs), out,
+        episodes_per_task=cfg.sft.oracle_episodes_per_task, seed=cfg.run.seed))
+    examples = sft_examples(dataset, train_envs, cfg.chat, ChatRenderer(tokenizer),
+                            cfg.sft.only_successful, cfg.sft.max_examples_per_episode)
+    tokens = sum(e.length for e in examples)
+    console.write(f"SFT: {len(examples)} examples, {tokens} tokens an epoch, "
+                  f"{cfg.sft.epochs} epochs (LoRA r={cfg.model.lora.r})\n")
+    run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=cfg.run.seed,
+            on_epoch=lambda e, m: sink.log(m, e + 1), dtype=cfg.model.dtype)
+    timings["sft_s"] = time.perf_counter() - t
+    return examples
+
+
+def _run_grpo(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, policy: Any,
+              sink: Any, timings: dict[str, float]) -> None:
+    """``grpo.steps`` GRPO steps sampling with ``policy`` (no checkpoints)."""
+    from .grpo.train import GRPOSetup, GRPOTrainer
+
+    t = time.perf_counter()
+    setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
+                      cfg.run.seed, 0, cfg.model.dtype)
+    trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup,
+                          config_record=config_to_dict(cfg))
+    trainer.train(cfg.grpo.steps, sink, None)
+    timings["grpo_s"] = time.perf_counter() - t
+
+
+def _write_report(out: Path, rows: list[EvalRow], timings: dict[str, float], split: Split,
+                  examples: list[Any], console: IO[str]) -> dict[str, Any]:
+    """Write ``real_model.json`` and ``real_model.md`` (the table and the phases, also
+    printed); returns the report."""
     report = {"rows": [r.__dict__ | {"rate": r.rate} for r in rows], "timings": timings,
               "split": {"sizes": split.sizes, "val_worlds": list(split.val_worlds)},
-              "sft_examples": len(examples), "sft_tokens_per_epoch": tokens}
+              "sft_examples": len(examples),
+              "sft_tokens_per_epoch": sum(e.length for e in examples)}
     write_text_atomic(out / "real_model.json", json.dumps(report, indent=2))
     table = rows_table(rows)
     phases = " | ".join(f"{k.removesuffix('_s')} {v:.0f} s" for k, v in timings.items())

@@ -162,11 +162,11 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
                 batch = collate([batch_samples[k] for k in micro], pad_id)
                 with autocast(dtype, device):
                     logp, _ = token_logprobs(model, batch, 1.0)
-                mask = batch["loss_mask"].to(logp.device)
+                mask = batch.loss_mask.to(logp.device)
                 loss = -(logp * mask).sum() / n_tokens
                 loss.backward()
                 total_loss += float(loss.detach()) * n_tokens
-                seen_tokens += int(batch["attention_mask"].sum())
+                seen_tokens += int(batch.attention_mask.sum())
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             total_tokens += n_tokens

@@ -19,14 +19,13 @@ from typing import Any
 
 from awm_gym.worlds import FrozenClock, build_template_db
 
-from .context import RunContext, StageReport
+from .context import RunContext
 from .errors import GenerationError
 from .parsing import parse_json_answer, require_keys
-from .repair import RepairJob, RepairOutcome, run_with_repair
-from .store import StageOutput, rows_by_world
+from .stage import SCENARIO_FILE, Rows, WorldStage
 from .world_text import numbered, tables_from_schema
 
-__all__ = ["run_stage", "validate_schema", "STAGE"]
+__all__ = ["run_stage", "validate_schema", "STAGE", "SPEC"]
 
 STAGE = "db"
 
@@ -93,28 +92,19 @@ def validate_schema(answer: str) -> dict[str, Any]:
     return schema
 
 
-def run_stage(run: RunContext) -> StageReport:
-    """Generate a schema for every world that has tasks and no schema yet."""
-    cfg = run.config
-    scenarios = rows_by_world(run.path("gen_scenario.jsonl"), "name")
-    tasks = {k: v for k, v in rows_by_world(run.path("gen_tasks.jsonl")).items() if run.wants(k)}
-    out = StageOutput(run.path("gen_db.jsonl"), tasks)
-    todo = [k for k in tasks if not out.has(k)]
-    jobs = [RepairJob(k, (
-        {"role": "system", "content": _SYSTEM},
-        {"role": "user", "content": _PROMPT.format(
-            name=tasks[k]["scenario"],
-            description=scenarios.get(k, {}).get("description", ""),
-            tasks=numbered(tasks[k]["tasks"]))}), tasks[k]["scenario"]) for k in todo]
-    counter = run.counter(STAGE, len(jobs))
+def _prompt(run: RunContext, rows: Rows) -> tuple[tuple[dict[str, str], ...], str]:
+    tasks = rows["gen_tasks.jsonl"]
+    return ({"role": "system", "content": _SYSTEM},
+            {"role": "user", "content": _PROMPT.format(
+                name=tasks["scenario"], description=rows[SCENARIO_FILE].get("description", ""),
+                tasks=numbered(tasks["tasks"]))}), tasks["scenario"]
 
-    def save(outcome: RepairOutcome) -> None:
-        run.record(STAGE, outcome)
-        if outcome.is_ok:
-            out.put(outcome.key, {"scenario": outcome.context, "db_schema": outcome.value,
-                                  "db_path": f"./outputs/databases/{outcome.key}.db"})
 
-    run_with_repair(run.llm, STAGE, jobs, lambda job, text: validate_schema(text),
-                    max_retry=cfg.max_retry, counter=counter, on_outcome=save)
-    out.flush()
-    return run.report(STAGE, counter, len(tasks) - len(todo))
+SPEC = WorldStage(
+    STAGE, ("gen_tasks.jsonl",), "gen_db.jsonl", _prompt,
+    validate=lambda run, job, text: validate_schema(text),
+    row=lambda outcome: {"scenario": outcome.context, "db_schema": outcome.value,
+                         "db_path": f"./outputs/databases/{outcome.key}.db"},
+    optional_inputs=(SCENARIO_FILE,))
+"""Generate a schema for every world that has tasks and no schema yet."""
+run_stage = SPEC.run

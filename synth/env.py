@@ -24,16 +24,16 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .context import RunContext, StageReport
+from .context import RunContext
 from .errors import GenerationError
 from .jsonl_io import write_jsonl
 from .parsing import extract_code
 from .probe import ProbeReport, probe_problems, probe_world
-from .repair import RepairJob, RepairOutcome, run_with_repair
+from .repair import RepairJob
 from .spec import operation_ids
-from .store import StageOutput, rows_by_world
+from .stage import Rows, WorldStage
 
-__all__ = ["run_stage", "STAGE", "extract_code"]
+__all__ = ["run_stage", "STAGE", "SPEC", "extract_code"]
 
 STAGE = "env"
 
@@ -152,42 +152,28 @@ def _compiles(code: str) -> str | None:
     return None
 
 
-def run_stage(run: RunContext) -> StageReport:
-    """Generate and probe the code of every world with a spec and samples and no code yet."""
-    from .world_text import schema_text, tables_from_schema
+_FILES = ("gen_tasks.jsonl", "gen_db.jsonl", "gen_sample.jsonl", "gen_spec.jsonl")
 
-    cfg = run.config
-    files = ("gen_tasks.jsonl", "gen_db.jsonl", "gen_sample.jsonl", "gen_spec.jsonl")
-    by_file = {name: rows_by_world(run.path(name)) for name in files}
-    worlds = [k for k in by_file["gen_spec.jsonl"]
-              if run.wants(k) and all(k in by_file[f] for f in files)]
-    out = StageOutput(run.path("gen_envs.jsonl"), worlds)
-    todo = [k for k in worlds if not out.has(k)]
-    rows = {k: {f: by_file[f][k] for f in files} for k in todo}
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+def _prompt(run: RunContext, rows: Rows) -> tuple[tuple[dict[str, str], ...], str]:
     import json
 
-    jobs = [RepairJob(k, (
-        {"role": "system", "content": _SYSTEM},
-        {"role": "user", "content": _PROMPT.format(
-            name=rows[k]["gen_tasks.jsonl"]["scenario"], python=python,
-            spec=json.dumps(rows[k]["gen_spec.jsonl"]["api_spec"], ensure_ascii=False),
-            schema=schema_text(tables_from_schema(rows[k]["gen_db.jsonl"]["db_schema"])))}),
-        rows[k]["gen_tasks.jsonl"]["scenario"]) for k in todo]
-    counter = run.counter(STAGE, len(jobs))
-    prober = _Prober(run, rows)
+    from .world_text import schema_text, tables_from_schema
 
-    def save(outcome: RepairOutcome) -> None:
-        run.record(STAGE, outcome)
-        if outcome.is_ok:
-            out.put(outcome.key, {"scenario": outcome.context,
-                                  "db_path": f"./outputs/databases/{outcome.key}.db",
-                                  "full_code": outcome.value})
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return ({"role": "system", "content": _SYSTEM},
+            {"role": "user", "content": _PROMPT.format(
+                name=rows["gen_tasks.jsonl"]["scenario"], python=python,
+                spec=json.dumps(rows["gen_spec.jsonl"]["api_spec"], ensure_ascii=False),
+                schema=schema_text(tables_from_schema(rows["gen_db.jsonl"]["db_schema"])))}), \
+        rows["gen_tasks.jsonl"]["scenario"]
 
-    try:
-        run_with_repair(run.llm, STAGE, jobs, prober.validate, max_retry=cfg.max_retry,
-                        counter=counter, on_outcome=save, prepare=prober.prepare)
-    finally:
-        prober.close()
-    out.flush()
-    return run.report(STAGE, counter, len(worlds) - len(todo))
+
+SPEC = WorldStage(
+    STAGE, _FILES, "gen_envs.jsonl", _prompt,
+    checker=lambda run, rows: _Prober(run, dict(rows)),
+    row=lambda outcome: {"scenario": outcome.context,
+                         "db_path": f"./outputs/databases/{outcome.key}.db",
+                         "full_code": outcome.value})
+"""Generate and probe the code of every world with a spec and samples and no code yet."""
+run_stage = SPEC.run

@@ -25,10 +25,11 @@ from typing import Any
 from .context import RunContext, StageReport
 from .jsonl_io import read_jsonl, write_json, write_jsonl
 from .repair import StageCounter
+from .stage import Stage
 from .store import rows_by_world, world_row_key
 from .verifier import VERIFIER_FILES
 
-__all__ = ["run_stage", "keep_tasks", "FINAL_DIR", "MANIFEST_FILE"]
+__all__ = ["run_stage", "keep_tasks", "FINAL_DIR", "MANIFEST_FILE", "SPEC"]
 
 STAGE = "finalize"
 FINAL_DIR = "worlds"
@@ -130,3 +131,7 @@ def run_stage(run: RunContext) -> StageReport:
     counter = StageCounter(ok=len(worlds), failed=len(dropped))
     return run.report(STAGE, counter, 0, (f"{sum(worlds.values())} tasks in {len(worlds)} "
                                           f"worlds written to {final}",))
+
+
+SPEC = Stage(STAGE, ("gen_tasks.jsonl", "gen_db.jsonl", "gen_envs.jsonl"), (), run_stage)
+"""Writes ``<output_dir>/worlds/`` (no file a later stage reads)."""

@@ -23,42 +23,27 @@ from .config import SynthConfig
 from .context import RunContext, StageReport
 from .errors import SynthConfigError
 from .llm import LLMClient
+from .stage import Stage, WorldStage
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["STAGES", "STAGE_ORDER", "STAGE_CHOICES", "STAGE_INPUTS", "check_stage_inputs",
            "run_pipeline"]
 
-STAGES: dict[str, Callable[[RunContext], StageReport]] = {
-    "scenario": scenario.run_stage,
-    "task": tasks.run_stage,
-    "db": db.run_stage,
-    "sample": sample.run_stage,
-    "spec": spec.run_stage,
-    "env": env.run_stage,
-    "verifier": verifier.run_stage,
-    "solution": solution.run_stage,
-    "finalize": finalize.run_stage,
-}
+_DECLARED: tuple[Stage | WorldStage, ...] = (
+    scenario.SPEC, tasks.SPEC, db.SPEC, sample.SPEC, spec.SPEC, env.SPEC, verifier.SPEC,
+    solution.SPEC, finalize.SPEC)
+"""Every stage's declaration (:mod:`synth.stage`), in pipeline order."""
+
+STAGES: dict[str, Callable[[RunContext], StageReport]] = {s.name: s.run for s in _DECLARED}
 STAGE_ORDER = tuple(STAGES)
 STAGE_CHOICES = (*STAGE_ORDER, "all")
 
-STAGE_INPUTS: dict[str, tuple[str, ...]] = {
-    "scenario": (),  # its seeds come from --input (or the gen_scenario.jsonl it grows)
-    "task": ("gen_scenario.jsonl",),
-    "db": ("gen_tasks.jsonl",),
-    "sample": ("gen_tasks.jsonl", "gen_db.jsonl"),
-    "spec": ("gen_tasks.jsonl", "gen_db.jsonl"),
-    "env": ("gen_tasks.jsonl", "gen_db.jsonl", "gen_sample.jsonl", "gen_spec.jsonl"),
-    "verifier": ("gen_tasks.jsonl", "gen_envs.jsonl"),
-    "solution": ("gen_tasks.jsonl", "gen_envs.jsonl"),
-    "finalize": ("gen_tasks.jsonl", "gen_db.jsonl", "gen_envs.jsonl"),
-}
+STAGE_INPUTS: dict[str, tuple[str, ...]] = {s.name: s.inputs for s in _DECLARED}
 """The files in ``output_dir`` each stage reads its work from (written by the stages before)."""
 
-STAGE_OUTPUTS: dict[str, str] = {"scenario": "gen_scenario.jsonl", "task": "gen_tasks.jsonl",
-                                 "db": "gen_db.jsonl", "sample": "gen_sample.jsonl",
-                                 "spec": "gen_spec.jsonl", "env": "gen_envs.jsonl"}
+STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {s.name: s.outputs for s in _DECLARED}
+"""The files in ``output_dir`` each stage writes for the stages after it."""
 
 
 def run_pipeline(config: SynthConfig, stages: Sequence[str] = ("all",), *,
@@ -110,11 +95,10 @@ def check_stage_inputs(config: SynthConfig, stages: Sequence[str]) -> None:
     for stage in stages:
         for file in STAGE_INPUTS[stage]:
             if file not in written and not os.path.isfile(os.path.join(config.output_dir, file)):
-                before = next(s for s, out in STAGE_OUTPUTS.items() if out == file)
+                before = next(s for s, outs in STAGE_OUTPUTS.items() if file in outs)
                 fix = ("pass --input seeds.jsonl (seed scenarios: rows with name and "
                        "description)" if before == "scenario" else f"run `awm gen {before}` first")
                 raise SynthConfigError(
                     f"the {stage} stage reads {file}, which {config.output_dir} does not have: "
                     f"{fix}, or point --output-dir at the directory that holds it.")
-        if stage in STAGE_OUTPUTS:
-            written.add(STAGE_OUTPUTS[stage])
+        written.update(STAGE_OUTPUTS[stage])

@@ -21,14 +21,14 @@ from typing import Any
 
 from awm_gym.worlds import FrozenClock, build_template_db
 
-from .context import RunContext, StageReport
+from .context import RunContext
 from .errors import GenerationError
 from .parsing import parse_json_answer, require_keys
-from .repair import Imperfect, RepairJob, RepairOutcome, run_with_repair
-from .store import StageOutput, rows_by_world
-from .world_text import numbered, samples_from_data, schema_text, tables_from_schema
+from .repair import Imperfect, RepairOutcome
+from .stage import Rows, WorldStage
+from .world_text import samples_from_data, tables_from_schema, tasks_and_schema
 
-__all__ = ["run_stage", "validate_samples", "STAGE"]
+__all__ = ["run_stage", "validate_samples", "STAGE", "SPEC"]
 
 STAGE = "sample"
 _MAX_LISTED = 25
@@ -118,34 +118,24 @@ def _statement(samples: Any, table: str, index: int) -> str:
     return ""
 
 
-def run_stage(run: RunContext) -> StageReport:
-    """Generate initial rows for every world with a schema and no rows yet."""
-    cfg = run.config
-    tasks = rows_by_world(run.path("gen_tasks.jsonl"))
-    schemas = {k: v for k, v in rows_by_world(run.path("gen_db.jsonl")).items()
-               if run.wants(k) and k in tasks}
-    out = StageOutput(run.path("gen_sample.jsonl"), schemas)
-    todo = [k for k in schemas if not out.has(k)]
-    jobs = [RepairJob(k, (
-        {"role": "system", "content": _SYSTEM},
-        {"role": "user", "content": _PROMPT.format(
-            name=tasks[k]["scenario"], tasks=numbered(tasks[k]["tasks"]),
-            schema=schema_text(tables_from_schema(schemas[k]["db_schema"])))}),
-        (schemas[k]["scenario"], schemas[k]["db_schema"])) for k in todo]
-    counter = run.counter(STAGE, len(jobs))
+def _prompt(run: RunContext, rows: Rows) -> tuple[tuple[dict[str, str], ...], tuple[str, Any]]:
+    schema = rows["gen_db.jsonl"]
+    return ({"role": "system", "content": _SYSTEM},
+            {"role": "user", "content": _PROMPT.format(**tasks_and_schema(rows))}), \
+        (schema["scenario"], schema["db_schema"])
 
-    def save(outcome: RepairOutcome) -> None:
-        run.record(STAGE, outcome)
-        if outcome.is_ok:
-            data = outcome.value
-            out.put(outcome.key, {
-                "scenario": outcome.context[0], "tables_count": len(data["tables"]),
-                "inserts_count": sum(len(t["insert_statements"]) for t in data["tables"]),
-                "sample_data": data})
 
-    run_with_repair(run.llm, STAGE, jobs,
-                    lambda job, text: validate_samples(text, job.context[1],
-                                                       cfg.max_failed_insert_ratio),
-                    max_retry=cfg.max_retry, counter=counter, on_outcome=save)
-    out.flush()
-    return run.report(STAGE, counter, len(schemas) - len(todo))
+def _row(outcome: RepairOutcome) -> dict[str, Any]:
+    data = outcome.value
+    return {"scenario": outcome.context[0], "tables_count": len(data["tables"]),
+            "inserts_count": sum(len(t["insert_statements"]) for t in data["tables"]),
+            "sample_data": data}
+
+
+SPEC = WorldStage(
+    STAGE, ("gen_tasks.jsonl", "gen_db.jsonl"), "gen_sample.jsonl", _prompt,
+    validate=lambda run, job, text: validate_samples(text, job.context[1],
+                                                     run.config.max_failed_insert_ratio),
+    row=_row)
+"""Generate initial rows for every world with a schema and no rows yet."""
+run_stage = SPEC.run

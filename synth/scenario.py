@@ -47,10 +47,12 @@ from .errors import GenerationError, SynthConfigError
 from .jsonl_io import read_jsonl, write_jsonl
 from .parsing import parse_json_answer
 from .repair import RepairJob, StageCounter, run_with_repair
+from .stage import Stage
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["run_stage", "parse_candidates", "parse_classification", "CATEGORIES", "STAGE"]
+__all__ = ["run_stage", "parse_candidates", "parse_classification", "CATEGORIES", "STAGE",
+           "SPEC"]
 
 STAGE = "scenario"
 CATEGORIES = (
@@ -305,3 +307,7 @@ def _generate(run: RunContext, pool: _Pool, path: str, counter: StageCounter,
             logger.warning("scenario: %d rounds without a new scenario; similarity threshold "
                            "raised to %.2f", _STALL_ROUNDS, threshold)
     stats["rounds_exhausted"] += 1
+
+
+SPEC = Stage(STAGE, (), ("gen_scenario.jsonl",), run_stage)
+"""Its seeds come from ``--input`` (or the gen_scenario.jsonl it grows), not from a stage file."""

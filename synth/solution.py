@@ -39,11 +39,12 @@ from awm_gym.vocab import JudgeLabel, ToolOutcome, VerifierLabel, VerifierMode
 from .context import RunContext, StageReport
 from .errors import GenerationError
 from .parsing import parse_json_answer, require_keys
-from .repair import RepairJob, RepairOutcome, run_with_repair
+from .repair import RepairJob, RepairOutcome
+from .stage import Stage, run_items
 from .store import StageOutput, rows_by_world, task_key
 from .world_text import dump_database
 
-__all__ = ["run_stage", "parse_solution", "STAGE", "MAX_CALLS"]
+__all__ = ["run_stage", "parse_solution", "STAGE", "MAX_CALLS", "SPEC"]
 
 STAGE = "solution"
 MAX_CALLS = 25
@@ -314,20 +315,18 @@ def run_stage(run: RunContext) -> StageReport:
             continue
         jobs += _world_jobs(run, runtimes[w], ws[w], out)
     total = sum(len(tasks[w]["tasks"]) for w in with_code)
-    counter = run.counter(STAGE, len(jobs))
-
-    def save(outcome: RepairOutcome) -> None:
-        run.record(STAGE, outcome)
-        if outcome.is_ok:
-            w, idx, _ = outcome.context
-            out.put(outcome.key, {"scenario": w, "task_idx": idx, **outcome.value})
-
     try:
         prover = _Prover(run, runtimes, ws)
-        run_with_repair(run.llm, STAGE, jobs, prover.validate, max_retry=cfg.max_retry,
-                        counter=counter, on_outcome=save, prepare=prover.prepare)
+        return run_items(run, STAGE, jobs, prover.validate, _row, out, total - len(jobs),
+                         prepare=prover.prepare)
     finally:
         for runtime in runtimes.values():
             runtime.close()
-    out.flush()
-    return run.report(STAGE, counter, total - len(jobs))
+
+
+def _row(outcome: RepairOutcome) -> dict[str, Any]:
+    w, idx, _ = outcome.context
+    return {"scenario": w, "task_idx": idx, **outcome.value}
+
+
+SPEC = Stage(STAGE, ("gen_tasks.jsonl", "gen_envs.jsonl"), ("gen_solutions.jsonl",), run_stage)

@@ -27,14 +27,13 @@ from typing import Any
 
 from awm_gym.worlds import FrozenClock, build_template_db
 
-from .context import RunContext, StageReport
+from .context import RunContext
 from .errors import GenerationError
 from .parsing import parse_json_answer, require_keys
-from .repair import RepairJob, RepairOutcome, run_with_repair
-from .store import StageOutput, rows_by_world
-from .world_text import numbered, schema_text, tables_from_schema
+from .stage import Rows, WorldStage
+from .world_text import tables_from_schema, tasks_and_schema
 
-__all__ = ["run_stage", "validate_spec", "operation_ids", "STAGE"]
+__all__ = ["run_stage", "validate_spec", "operation_ids", "STAGE", "SPEC"]
 
 STAGE = "spec"
 _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -169,28 +168,16 @@ def operation_ids(api_spec: dict[str, Any]) -> list[str]:
             for ep in group.get("endpoints", ()) if isinstance(ep.get("operation_id"), str)]
 
 
-def run_stage(run: RunContext) -> StageReport:
-    """Generate an API spec for every world with tasks and a schema and no spec yet."""
-    cfg = run.config
-    tasks = rows_by_world(run.path("gen_tasks.jsonl"))
-    schemas = {k: v for k, v in rows_by_world(run.path("gen_db.jsonl")).items()
-               if run.wants(k) and k in tasks}
-    out = StageOutput(run.path("gen_spec.jsonl"), schemas)
-    todo = [k for k in schemas if not out.has(k)]
-    jobs = [RepairJob(k, (
-        {"role": "system", "content": _SYSTEM},
-        {"role": "user", "content": _PROMPT.format(
-            name=tasks[k]["scenario"], tasks=numbered(tasks[k]["tasks"]),
-            schema=schema_text(tables_from_schema(schemas[k]["db_schema"])))}),
-        (schemas[k]["scenario"], schemas[k]["db_schema"])) for k in todo]
-    counter = run.counter(STAGE, len(jobs))
+def _prompt(run: RunContext, rows: Rows) -> tuple[tuple[dict[str, str], ...], tuple[str, Any]]:
+    schema = rows["gen_db.jsonl"]
+    return ({"role": "system", "content": _SYSTEM},
+            {"role": "user", "content": _PROMPT.format(**tasks_and_schema(rows))}), \
+        (schema["scenario"], schema["db_schema"])
 
-    def save(outcome: RepairOutcome) -> None:
-        run.record(STAGE, outcome)
-        if outcome.is_ok:
-            out.put(outcome.key, {"scenario": outcome.context[0], "api_spec": outcome.value})
 
-    run_with_repair(run.llm, STAGE, jobs, lambda job, text: validate_spec(text, job.context[1]),
-                    max_retry=cfg.max_retry, counter=counter, on_outcome=save)
-    out.flush()
-    return run.report(STAGE, counter, len(schemas) - len(todo))
+SPEC = WorldStage(
+    STAGE, ("gen_tasks.jsonl", "gen_db.jsonl"), "gen_spec.jsonl", _prompt,
+    validate=lambda run, job, text: validate_spec(text, job.context[1]),
+    row=lambda outcome: {"scenario": outcome.context[0], "api_spec": outcome.value})
+"""Generate an API spec for every world with tasks and a schema and no spec yet."""
+run_stage = SPEC.run

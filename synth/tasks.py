@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import RunContext, StageReport
+from .context import RunContext
 from .errors import GenerationError
 from .parsing import parse_json_answer
-from .repair import RepairJob, RepairOutcome, run_with_repair
-from .store import StageOutput, rows_by_world
+from .stage import SCENARIO_FILE, Rows, WorldStage
 
-__all__ = ["run_stage", "validate_tasks", "STAGE"]
+__all__ = ["run_stage", "validate_tasks", "STAGE", "SPEC"]
 
 STAGE = "task"
 
@@ -75,26 +74,17 @@ def validate_tasks(answer: str, n: int) -> list[str]:
     return tasks[:n]
 
 
-def run_stage(run: RunContext) -> StageReport:
-    """Generate tasks for every world of ``gen_scenario.jsonl`` that has none yet."""
-    cfg = run.config
-    scenarios = {k: v for k, v in rows_by_world(run.path("gen_scenario.jsonl"), "name").items()
-                 if run.wants(k)}
-    out = StageOutput(run.path("gen_tasks.jsonl"), scenarios)
-    todo = [k for k in scenarios if not out.has(k)]
-    jobs = [RepairJob(k, (
-        {"role": "system", "content": _SYSTEM},
-        {"role": "user", "content": _PROMPT.format(
-            name=scenarios[k]["name"], description=scenarios[k].get("description", ""),
-            n=cfg.num_tasks)}), scenarios[k]["name"]) for k in todo]
-    counter = run.counter(STAGE, len(jobs))
+def _prompt(run: RunContext, rows: Rows) -> tuple[tuple[dict[str, str], ...], str]:
+    scenario = rows[SCENARIO_FILE]
+    return ({"role": "system", "content": _SYSTEM},
+            {"role": "user", "content": _PROMPT.format(
+                name=scenario["name"], description=scenario.get("description", ""),
+                n=run.config.num_tasks)}), scenario["name"]
 
-    def save(outcome: RepairOutcome) -> None:
-        run.record(STAGE, outcome)
-        if outcome.is_ok:
-            out.put(outcome.key, {"scenario": outcome.context, "tasks": outcome.value})
 
-    run_with_repair(run.llm, STAGE, jobs, lambda job, text: validate_tasks(text, cfg.num_tasks),
-                    max_retry=cfg.max_retry, counter=counter, on_outcome=save)
-    out.flush()
-    return run.report(STAGE, counter, len(scenarios) - len(todo))
+SPEC = WorldStage(
+    STAGE, (SCENARIO_FILE,), "gen_tasks.jsonl", _prompt,
+    validate=lambda run, job, text: validate_tasks(text, run.config.num_tasks),
+    row=lambda outcome: {"scenario": outcome.context, "tasks": outcome.value})
+"""Generate tasks for every world of ``gen_scenario.jsonl`` that has none yet."""
+run_stage = SPEC.run

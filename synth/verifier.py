@@ -37,11 +37,12 @@ from awm_gym.worlds import (
 from .context import RunContext, StageReport
 from .errors import GenerationError
 from .parsing import parse_json_answer, require_keys
-from .repair import RepairJob, RepairOutcome, run_with_repair
+from .repair import RepairJob, RepairOutcome
+from .stage import Stage, run_items
 from .store import StageOutput, rows_by_world, task_key
 from .world_text import dump_database
 
-__all__ = ["run_stage", "parse_verifier_answer", "VERIFIER_FILES", "stage_name"]
+__all__ = ["run_stage", "parse_verifier_answer", "VERIFIER_FILES", "stage_name", "SPEC"]
 
 VERIFIER_FILES = {VerifierMode.CODE: CODE_VERIFIER_FILE, VerifierMode.SQL: SQL_VERIFIER_FILE}
 """The file each mode's verifiers are written to (the layout of AgentWorldModel-1K)."""
@@ -223,22 +224,21 @@ def run_stage(run: RunContext) -> StageReport:
                     {"role": "system", "content": _SYSTEM},
                     {"role": "user", "content": prompt.format(
                         name=defs[w].display_name, task=task, dump=dump)}), (w, i, task)))
-        counter = run.counter(stage, len(jobs))
         checker = _Checker(run, mode, templates)
-
-        def save(outcome: RepairOutcome, out: StageOutput = out, stage: str = stage) -> None:
-            run.record(stage, outcome)
-            if outcome.is_ok:
-                w, i, task = outcome.context
-                code, raw = outcome.value
-                out.put(outcome.key, {"scenario": w, "task_idx": i, "task": task,
-                                      "verification": {"code": code, "raw_response": raw}})
-
-        run_with_repair(run.llm, stage, jobs, checker.validate, max_retry=cfg.max_retry,
-                        counter=counter, on_outcome=save, prepare=checker.prepare)
-        out.flush()
-        report = run.report(stage, counter, total - len(jobs))
+        report = run_items(run, stage, jobs, checker.validate, _row, out, total - len(jobs),
+                           prepare=checker.prepare)
         ok, repaired, failed = ok + report.ok, repaired + report.repaired, failed + report.failed
         skipped += report.skipped
         notes.append(str(report))
     return StageReport("verifier", ok, repaired, failed, skipped, tuple(notes))
+
+
+def _row(outcome: RepairOutcome) -> dict[str, Any]:
+    w, i, task = outcome.context
+    code, raw = outcome.value
+    return {"scenario": w, "task_idx": i, "task": task,
+            "verification": {"code": code, "raw_response": raw}}
+
+
+SPEC = Stage("verifier", ("gen_tasks.jsonl", "gen_envs.jsonl"),
+             tuple(VERIFIER_FILES.values()), run_stage)

@@ -17,7 +17,8 @@ from typing import Any
 
 from awm_gym.worlds import SampleTable, TableDef
 
-__all__ = ["numbered", "tables_from_schema", "samples_from_data", "schema_text", "dump_database"]
+__all__ = ["numbered", "tables_from_schema", "samples_from_data", "schema_text", "dump_database",
+           "tasks_and_schema"]
 
 
 def numbered(tasks: Sequence[str]) -> str:
@@ -43,6 +44,14 @@ def schema_text(tables: Sequence[TableDef]) -> str:
     for t in tables:
         parts.append("\n".join([f"-- table {t.name}", t.ddl, *t.indexes]))
     return "\n\n".join(parts)
+
+
+def tasks_and_schema(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The ``name``, ``tasks`` and ``schema`` fields of a prompt about a world, from its rows of
+    ``gen_tasks.jsonl`` and ``gen_db.jsonl`` (``{file: row}``)."""
+    tasks = rows["gen_tasks.jsonl"]
+    return {"name": tasks["scenario"], "tasks": numbered(tasks["tasks"]),
+            "schema": schema_text(tables_from_schema(rows["gen_db.jsonl"]["db_schema"]))}
 
 
 def dump_database(data: bytes, max_chars: int) -> str:

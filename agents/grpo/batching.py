@@ -15,14 +15,14 @@ Example:
     >>> pack_micro_batches(s, token_budget=4)
     [[0], [1]]
     >>> b = collate(s, pad_id=0)
-    >>> b["input_ids"].tolist(), b["loss_mask"].int().tolist()
+    >>> b.input_ids.tolist(), b.loss_mask.int().tolist()
     ([[1, 2, 3, 4], [1, 5, 0, 0]], [[0, 1, 1], [1, 0, 0]])
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,8 @@ import numpy as np
 from .config import CutTurnMode
 from .rollout import Trajectory
 
-__all__ = ["TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate"]
+__all__ = ["TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate",
+           "MicroBatch"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,15 +157,41 @@ def pack_micro_batches(samples: Sequence[TrainSample], token_budget: int,
     return batches
 
 
-def collate(samples: Sequence[TrainSample], pad_id: int) -> dict[str, Any]:
-    """Right-padded tensors for a micro-batch.
+@dataclass(frozen=True)
+class MicroBatch:
+    """The right-padded tensors of one micro-batch, as the loss reads them.
 
-    Returns:
-        ``input_ids`` (B, T), ``attention_mask`` (B, T), ``targets`` (B, T-1): the next token
-        at each position, ``loss_mask`` (B, T-1) bool: True where the target is a sampled
-        token, ``advantages`` (B,), ``sampler_logprobs`` (B, T-1) aligned with ``targets``,
-        ``has_sampler_logprobs`` (B,) bool: False for rows whose sampler reported none.
+    ``B`` rows, ``T`` positions; the ``(B, T-1)`` tensors are aligned with ``targets`` (position
+    ``t`` predicts token ``t+1``).
+
+    Example:
+        >>> b = collate([TrainSample((1, 2), (3,), 1.0, (-0.5,))], pad_id=0)
+        >>> b.targets.tolist(), b.loss_mask.tolist(), b.to("cpu").advantages.tolist()
+        ([[2, 3]], [[False, True]], [1.0])
     """
+
+    input_ids: Any
+    """(B, T) long: prompt ids then sampled ids, right-padded with the pad id."""
+    attention_mask: Any
+    """(B, T) long: 1 on real tokens, 0 on padding."""
+    targets: Any
+    """(B, T-1) long: the next token at each position (a view of ``input_ids[:, 1:]``)."""
+    loss_mask: Any
+    """(B, T-1) bool: True where the target is a sampled token."""
+    sampler_logprobs: Any
+    """(B, T-1) float32: the sampler's log-probability of each target (0 outside the mask)."""
+    has_sampler_logprobs: Any
+    """(B,) bool: False for rows whose sampler reported no log-probabilities."""
+    advantages: Any
+    """(B,) float32: each row's advantage."""
+
+    def to(self, device: Any) -> MicroBatch:
+        """The same micro-batch with every tensor on ``device``."""
+        return MicroBatch(*(getattr(self, f.name).to(device) for f in fields(self)))
+
+
+def collate(samples: Sequence[TrainSample], pad_id: int) -> MicroBatch:
+    """Right-padded tensors for a micro-batch (see :class:`MicroBatch` for their shapes)."""
     import torch
 
     width = max(s.length for s in samples)
@@ -181,7 +208,8 @@ def collate(samples: Sequence[TrainSample], pad_id: int) -> dict[str, Any]:
         loss_mask[row, start:start + len(s.completion_ids)] = True
         if s.sampler_logprobs:
             sampler[row, start:start + len(s.completion_ids)] = torch.tensor(s.sampler_logprobs)
-    return {"input_ids": input_ids, "attention_mask": attention, "targets": input_ids[:, 1:],
-            "loss_mask": loss_mask, "sampler_logprobs": sampler,
-            "has_sampler_logprobs": torch.tensor([bool(s.sampler_logprobs) for s in samples]),
-            "advantages": torch.tensor([s.advantage for s in samples], dtype=torch.float32)}
+    return MicroBatch(
+        input_ids=input_ids, attention_mask=attention, targets=input_ids[:, 1:],
+        loss_mask=loss_mask, sampler_logprobs=sampler,
+        has_sampler_logprobs=torch.tensor([bool(s.sampler_logprobs) for s in samples]),
+        advantages=torch.tensor([s.advantage for s in samples], dtype=torch.float32))

@@ -39,10 +39,12 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from .batching import MicroBatch
+
 __all__ = ["token_logprobs", "ppo_clip_loss", "LossTerms"]
 
 
-def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
+def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
                    with_entropy: bool = False) -> tuple[Any, Any]:
     """Log-probabilities of the next token at every loss position, and optionally the entropy.
 
@@ -53,7 +55,7 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
     softmax.
 
     Returns:
-        ``(logp, entropy)``: both (B, T-1) aligned with ``batch["targets"]``, zero outside the
+        ``(logp, entropy)``: both (B, T-1) aligned with ``batch.targets``, zero outside the
         loss mask; entropy is None unless asked for (computed without gradient).
     """
     import torch
@@ -62,8 +64,8 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
 
     lm = causal_lm(model)  # a peft wrapper's adapters live inside its causal LM's layers
     device = next(lm.parameters()).device
-    mask = batch["loss_mask"].to(device)  # (B, T-1)
-    input_ids = batch["input_ids"].to(device)  # (B, T)
+    mask = batch.loss_mask.to(device)  # (B, T-1)
+    input_ids = batch.input_ids.to(device)  # (B, T)
     width = input_ids.shape[1]
     rows = mask.any(dim=0).nonzero()
     first = int(rows[0]) if len(rows) else width - 1  # earliest position with a loss target
@@ -72,14 +74,14 @@ def token_logprobs(model: Any, batch: dict[str, Any], temperature: float,
         kwargs["logits_to_keep"] = width - first  # positions first .. T-1
     else:
         first = 0
-    out = lm(input_ids=input_ids, attention_mask=batch["attention_mask"].to(device),
+    out = lm(input_ids=input_ids, attention_mask=batch.attention_mask.to(device),
              use_cache=False, **kwargs)
     kept = out.logits[:, :width - 1 - first] if first < width - 1 else out.logits[:, :0]
     logits = kept[mask[:, first:]].float()  # (N, V), row-major like mask's True positions
     if temperature > 0:
         logits = logits / temperature
     logsm = torch.log_softmax(logits, dim=-1)
-    picked = logsm.gather(-1, batch["targets"].to(device)[mask].unsqueeze(-1)).squeeze(-1)
+    picked = logsm.gather(-1, batch.targets.to(device)[mask].unsqueeze(-1)).squeeze(-1)
     logp = torch.zeros(mask.shape, dtype=picked.dtype, device=device).masked_scatter(mask, picked)
     entropy = None
     if with_entropy:

@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import dataclass
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import AgentConfigError
 from ..precision import DType, autocast
 from . import metrics as M
-from .batching import TrainSample, collate, pack_micro_batches
+from .batching import MicroBatch, TrainSample, collate, pack_micro_batches
 from .config import GRPOConfig, LossNorm, OptimConfig
 from .distributed import all_reduce, all_reduce_grads
 from .loss import ppo_clip_loss, token_logprobs
@@ -190,12 +191,12 @@ class _SamplerGap:
         self.ratio_min = float("inf")
         self.ratio_max = 0.0
 
-    def add(self, old: Any, batch: dict[str, Any], mask: Any, tis_cap: float | None) -> Any:
+    def add(self, old: Any, batch: MicroBatch, mask: Any, tis_cap: float | None) -> Any:
         """Record one micro-batch; returns its TIS weights (None when off)."""
         import torch
 
-        sampler = batch["sampler_logprobs"].to(old.device)
-        has = mask & batch["has_sampler_logprobs"].to(old.device).unsqueeze(-1)  # (B, T-1)
+        sampler = batch.sampler_logprobs.to(old.device)
+        has = mask & batch.has_sampler_logprobs.to(old.device).unsqueeze(-1)  # (B, T-1)
         log_ratio = (old - sampler).masked_fill(~has, 0.0)
         ratio = torch.exp(log_ratio)
         if has.any():
@@ -247,10 +248,7 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
             gradients and diagnostics are combined over the process group
             (:mod:`agents.grpo.distributed`), so every rank takes the same optimizer steps.
     """
-    import torch
-
     dtype = DType.coerce(dtype)
-
     start = time.perf_counter()
     stats = {"loss/policy": 0.0, "loss/clip_frac_low": 0.0, "loss/clip_frac_high": 0.0,
              "loss/approx_kl": 0.0, "loss/kl_ref": 0.0, "loss/entropy": 0.0,
@@ -266,70 +264,114 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
     if lr is not None:
         for group in optimizer.param_groups:
             group["lr"] = lr
-    norm = grpo.effective_loss_norm
     model.train()
     if ref_model is not None:
         ref_model.eval()
-    budget = optim.micro_batch_tokens
     minibatches = split_even(len(samples), steps, keep_empty=is_distributed)
-    device = next(model.parameters()).device
-    gap = _SamplerGap()
+    run = _Update(model, ref_model, grpo, temperature, pad_id, dtype,
+                  next(model.parameters()).device, _SamplerGap(), stats)
     params = [p for p in model.parameters() if p.requires_grad]
     total_tokens = 0
-    trained_tokens = 0
     with dropout_off(model):
-        olds = (_old_logprobs(model, samples, budget, pad_id, temperature, dtype)
-                if len(minibatches) > 1 and samples else None)
+        olds = (_old_logprobs(model, samples, optim.micro_batch_tokens, pad_id, temperature,
+                              dtype) if len(minibatches) > 1 and samples else None)
         for mb in minibatches:
-            mb_samples = [samples[k] for k in mb]
-            # weights over the whole mini-batch, every rank's share (counts all-reduced)
-            weights, n_tokens = sample_weights(mb_samples, norm, grpo.loss_norm_constant,
-                                               is_distributed)
-            optimizer.zero_grad(set_to_none=True)
-            for micro in pack_micro_batches(mb_samples, budget, sort_by_length=True):
-                batch = collate([mb_samples[k] for k in micro], pad_id)
-                with autocast(dtype, device):
-                    logp, entropy = token_logprobs(model, batch, temperature, with_entropy=True)
-                mask = batch["loss_mask"].to(logp.device)
-                if olds is None:
-                    old = logp.detach()
-                else:
-                    old = _pad_rows([olds[mb[k]] for k in micro], logp.shape[1])
-                ref = None
-                if grpo.kl_coef > 0:
-                    with torch.no_grad(), autocast(dtype, device):
-                        ref, _ = token_logprobs(ref_model, batch, temperature)
-                weight = gap.add(old, batch, mask, grpo.tis_cap)
-                terms = ppo_clip_loss(logp, old, batch["advantages"], mask, grpo.clip_low,
-                                      grpo.clip_high, ref, grpo.kl_coef, weight)
-                row_w = torch.tensor([weights[k] for k in micro], dtype=terms.token_loss.dtype,
-                                     device=terms.token_loss.device)  # (B,)
-                (terms.token_loss.sum(-1) * row_w).sum().backward()
-                stats["loss/policy"] += terms.policy_loss
-                stats["loss/clip_frac_low"] += terms.clip_low
-                stats["loss/clip_frac_high"] += terms.clip_high
-                stats["loss/approx_kl"] += terms.approx_kl
-                stats["loss/kl_ref"] += terms.kl_ref
-                stats["loss/entropy"] += float((entropy * mask).sum())
-                trained_tokens += int(batch["attention_mask"].sum())
-            if is_distributed:
-                all_reduce_grads(params)
-            grad_norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
-            stats["loss/grad_norm"] += float(grad_norm) / len(minibatches)
-            optimizer.step()
-            stats["loss/optimizer_steps"] += 1
-            total_tokens += n_tokens
-    summed = ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
-              "loss/kl_ref", "loss/entropy")
-    if is_distributed:
-        values = all_reduce([stats[k] for k in summed] + [stats["loss/num_samples"],
-                                                          trained_tokens])
-        stats.update(zip(summed, values, strict=False))
-        stats["loss/num_samples"], trained_tokens = values[-2], int(values[-1])
-    for key in summed:
-        stats[key] /= max(total_tokens, 1)
-    gap.reduce(is_distributed)
-    stats.update(gap.metrics())
-    stats["loss/num_tokens"] = float(total_tokens)
-    stats["perf/train_tokens_per_s"] = trained_tokens / max(time.perf_counter() - start, 1e-9)
+            total_tokens += _optimizer_step(run, optimizer, params, samples, mb, olds, optim,
+                                            is_distributed, len(minibatches))
+    _finish_stats(run, total_tokens, is_distributed)
+    stats["perf/train_tokens_per_s"] = run.trained_tokens / max(time.perf_counter() - start,
+                                                                1e-9)
     return stats
+
+
+_SUMMED = ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
+           "loss/kl_ref", "loss/entropy")
+"""The diagnostics summed over tokens (divided by the step's token count at the end)."""
+
+
+@dataclass
+class _Update:
+    """What every micro-batch of one :func:`grpo_update` call shares, and its running sums."""
+
+    model: Any
+    ref_model: Any
+    grpo: GRPOConfig
+    temperature: float
+    pad_id: int
+    dtype: DType
+    device: Any
+    gap: _SamplerGap
+    stats: dict[str, float]
+    trained_tokens: int = 0
+
+
+def _optimizer_step(run: _Update, optimizer: Any, params: list[Any],
+                    samples: Sequence[TrainSample], mb: Sequence[int], olds: list[Any] | None,
+                    optim: OptimConfig, is_distributed: bool, num_minibatches: int) -> int:
+    """One optimizer step on the mini-batch ``mb`` (indices into ``samples``): accumulate the
+    gradients of its micro-batches, combine them over ranks, clip, step. Returns the
+    mini-batch's token count (every rank's)."""
+    import torch
+
+    mb_samples = [samples[k] for k in mb]
+    # weights over the whole mini-batch, every rank's share (counts all-reduced)
+    weights, n_tokens = sample_weights(mb_samples, run.grpo.effective_loss_norm,
+                                       run.grpo.loss_norm_constant, is_distributed)
+    optimizer.zero_grad(set_to_none=True)
+    for micro in pack_micro_batches(mb_samples, optim.micro_batch_tokens, sort_by_length=True):
+        old_rows = None if olds is None else [olds[mb[k]] for k in micro]
+        _backward_micro(run, collate([mb_samples[k] for k in micro], run.pad_id), old_rows,
+                        [weights[k] for k in micro])
+    if is_distributed:
+        all_reduce_grads(params)
+    grad_norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
+    run.stats["loss/grad_norm"] += float(grad_norm) / num_minibatches
+    optimizer.step()
+    run.stats["loss/optimizer_steps"] += 1
+    return n_tokens
+
+
+def _backward_micro(run: _Update, batch: MicroBatch, old_rows: list[Any] | None,
+                    row_weights: list[float]) -> None:
+    """Forward pass, clipped loss and backward pass of one micro-batch; adds its diagnostics
+    to ``run.stats``. ``old_rows``: the pre-update log-probabilities of its rows (None: the
+    step has one mini-batch, so the policy is still the one that sampled)."""
+    import torch
+
+    grpo, stats = run.grpo, run.stats
+    with autocast(run.dtype, run.device):
+        logp, entropy = token_logprobs(run.model, batch, run.temperature, with_entropy=True)
+    mask = batch.loss_mask.to(logp.device)
+    old = logp.detach() if old_rows is None else _pad_rows(old_rows, logp.shape[1])
+    ref = None
+    if grpo.kl_coef > 0:
+        with torch.no_grad(), autocast(run.dtype, run.device):
+            ref, _ = token_logprobs(run.ref_model, batch, run.temperature)
+    weight = run.gap.add(old, batch, mask, grpo.tis_cap)
+    terms = ppo_clip_loss(logp, old, batch.advantages, mask, grpo.clip_low, grpo.clip_high, ref,
+                          grpo.kl_coef, weight)
+    row_w = torch.tensor(row_weights, dtype=terms.token_loss.dtype,
+                         device=terms.token_loss.device)  # (B,)
+    (terms.token_loss.sum(-1) * row_w).sum().backward()
+    stats["loss/policy"] += terms.policy_loss
+    stats["loss/clip_frac_low"] += terms.clip_low
+    stats["loss/clip_frac_high"] += terms.clip_high
+    stats["loss/approx_kl"] += terms.approx_kl
+    stats["loss/kl_ref"] += terms.kl_ref
+    stats["loss/entropy"] += float((entropy * mask).sum())
+    run.trained_tokens += int(batch.attention_mask.sum())
+
+
+def _finish_stats(run: _Update, total_tokens: int, is_distributed: bool) -> None:
+    """Combine the sums over ranks, turn them into per-token means, add the sampler gap."""
+    stats = run.stats
+    if is_distributed:
+        values = all_reduce([stats[k] for k in _SUMMED] + [stats["loss/num_samples"],
+                                                           run.trained_tokens])
+        stats.update(zip(_SUMMED, values, strict=False))
+        stats["loss/num_samples"], run.trained_tokens = values[-2], int(values[-1])
+    for key in _SUMMED:
+        stats[key] /= max(total_tokens, 1)
+    run.gap.reduce(is_distributed)
+    stats.update(run.gap.metrics())
+    stats["loss/num_tokens"] = float(total_tokens)

@@ -93,7 +93,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                                             backend="hf"),
                       optim=OptimConfig(lr=a.lr),
                       sft=SFTConfig(epochs=a.warm_start_steps, lr=1e-2, batch_size=4))
-    envs = make_envs(cfg, cfg.rollout.episodes_per_step)
+    envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step)
     pipelined = [mode == "pipelined" or (mode == "ab" and k % 2 == 1) for k in range(a.steps)]
     calls = iter(pipelined)
 
@@ -104,7 +104,9 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
         model, tokenizer = load_model_and_tokenizer(a.model, "cpu")
         t = time.perf_counter()
         if a.warm_start_steps:
-            dataset = record_oracle(cfg, [(WORLD, TASK)], work)
+            dataset = record_oracle(cfg.rollout, [(WORLD, TASK)], work,
+                                    episodes_per_task=cfg.sft.oracle_episodes_per_task,
+                                    seed=cfg.run.seed)
             examples = sft_examples(str(dataset), envs, cfg.chat, ChatRenderer(tokenizer))
             run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=a.seed)
         warm_s = time.perf_counter() - t

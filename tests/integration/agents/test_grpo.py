@@ -70,7 +70,7 @@ class _NullSink:
 @pytest.fixture(scope="module")
 def warm_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     torch.set_num_threads(1)
-    envs = make_envs(WARM, 1)
+    envs = make_envs(WARM.rollout, 1)
     try:
         return prepare_start_model(WARM, tmp_path_factory.getbasetemp() / "agents_warm", envs)
     finally:
@@ -123,13 +123,13 @@ def test_training_prompt_equals_sampled_prompt(warm_model, envs8):
     gens = [t.generation for tr in trajs for t in tr.turns if t.generation.completion_ids]
     batch = collate(samples, tok.pad_token_id)
     for row, (s, g) in enumerate(zip(samples, gens, strict=True)):
-        ids = batch["input_ids"][row, :s.length].tolist()
+        ids = batch.input_ids[row, :s.length].tolist()
         assert ids == list(g.prompt_ids) + list(g.completion_ids)
-        assert batch["targets"][row][batch["loss_mask"][row]].tolist() == list(g.completion_ids)
+        assert batch.targets[row][batch.loss_mask[row]].tolist() == list(g.completion_ids)
     # the sampler's log-probabilities are the trainer's (same temperature, same tokens)
     logp, _ = token_logprobs(model, batch, T)
-    np.testing.assert_allclose(logp[batch["loss_mask"]].detach().numpy(),
-                               batch["sampler_logprobs"][batch["loss_mask"]].numpy(), atol=2e-4)
+    np.testing.assert_allclose(logp[batch.loss_mask].detach().numpy(),
+                               batch.sampler_logprobs[batch.loss_mask].numpy(), atol=2e-4)
 
 
 def _real_samples(warm_model, envs8, n=8) -> list[TrainSample]:

@@ -114,7 +114,7 @@ def warm_model(tmp_path_factory: pytest.TempPathFactory) -> str:
                       rollout=RolloutConfig(worlds=("spotify",), env_id="AWM/mix-v0",
                                             max_turns=4),
                       sft=SFTConfig(epochs=24, lr=1e-2, batch_size=4))
-    envs = make_envs(cfg, 1)
+    envs = make_envs(cfg.rollout, 1)
     try:
         return prepare_start_model(cfg, Path(tmp_path_factory.getbasetemp()) / "pipe_warm", envs)
     finally:

@@ -19,10 +19,10 @@ from awm_gym.worlds.splits import Subset, split_worlds
 def test_the_default_run_trains_on_spotifys_train_tasks_and_evaluates_both_held_out_subsets(
         ) -> None:
     cfg = TrainConfig()
-    split = make_split(cfg)
+    split = make_split(cfg.split, cfg.rollout)
     assert split == split_worlds(None, 0.2, 0.2, 0)
-    train = make_envs(cfg, 2, split, Subset.TRAIN)
-    evals = _eval_envs(cfg, train, split)
+    train = make_envs(cfg.rollout, 2, split, Subset.TRAIN)
+    evals = _eval_envs(cfg.rollout, cfg.eval, train, split)
     try:
         assert list_tasks(train) == [("spotify", t) for t in split.train["spotify"]]
         assert list(evals) == ["train", "val_tasks", "val_worlds"]
@@ -38,9 +38,9 @@ def test_the_default_run_trains_on_spotifys_train_tasks_and_evaluates_both_held_
 
 def test_no_split_evaluates_every_task_of_the_training_worlds_only() -> None:
     cfg = TrainConfig(split=SplitConfig(val_worlds=0.0, val_tasks=0.0))
-    assert make_split(cfg) is None
-    train = make_envs(cfg, 2)
-    evals = _eval_envs(cfg, train, None)
+    assert make_split(cfg.split, cfg.rollout) is None
+    train = make_envs(cfg.rollout, 2)
+    evals = _eval_envs(cfg.rollout, cfg.eval, train, None)
     try:
         assert list(evals) == ["train"] and len(list_tasks(evals["train"])) == 10
     finally:
@@ -51,10 +51,10 @@ def test_no_split_evaluates_every_task_of_the_training_worlds_only() -> None:
 def test_a_split_file_is_used_as_is_and_checked(tmp_path: Path, tiny_path: str) -> None:
     path = split_worlds(None, 0.0, 0.5, seed=7).save(tmp_path / "split.json")
     cfg = TrainConfig(split=SplitConfig(path=str(path)))
-    split = make_split(cfg)
+    split = make_split(cfg.split, cfg.rollout)
     assert split.seed == 7 and split.val_worlds == {}
-    train = make_envs(cfg, 1, split, Subset.TRAIN)
-    evals = _eval_envs(cfg, train, split)
+    train = make_envs(cfg.rollout, 1, split, Subset.TRAIN)
+    evals = _eval_envs(cfg.rollout, cfg.eval, train, split)
     try:
         assert list(evals) == ["train", "val_tasks"]  # no held-out world: nothing to evaluate
     finally:
@@ -63,7 +63,7 @@ def test_a_split_file_is_used_as_is_and_checked(tmp_path: Path, tiny_path: str) 
     other = TrainConfig(split=SplitConfig(path=str(path)),
                         rollout=RolloutConfig(world_set=tiny_path, worlds=("notes_app",)))
     with pytest.raises(SplitError, match="this split was made for world set sha256:"):
-        make_split(other)
+        make_split(other.split, other.rollout)
 
 
 def test_training_on_a_held_out_world_is_refused() -> None:
@@ -72,4 +72,4 @@ def test_training_on_a_held_out_world_is_refused() -> None:
     cfg = TrainConfig(rollout=RolloutConfig(worlds=(held_out,)))
     with pytest.raises(EnvUsageError, match=re.escape(
             f"World {held_out!r} has no task in subset 'train'")):
-        make_envs(cfg, 1, make_split(cfg), Subset.TRAIN)
+        make_envs(cfg.rollout, 1, make_split(cfg.split, cfg.rollout), Subset.TRAIN)

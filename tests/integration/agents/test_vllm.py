@@ -57,8 +57,8 @@ def test_offline_engine_runs_episodes_and_logprobs_match_transformers(vllm_polic
     batch = collate(samples, tok.pad_token_id)
     with torch.no_grad():
         logp, _ = token_logprobs(model, batch, 1.0)
-    mask = batch["loss_mask"]
-    np.testing.assert_allclose(logp[mask].numpy(), batch["sampler_logprobs"][mask].numpy(),
+    mask = batch.loss_mask
+    np.testing.assert_allclose(logp[mask].numpy(), batch.sampler_logprobs[mask].numpy(),
                                atol=2e-3)
 
 

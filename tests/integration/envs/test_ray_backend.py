@@ -182,7 +182,7 @@ def test_world_and_grpo_rollouts_take_the_ray_backend(ray_cluster: None) -> None
     assert as_json[1] == as_json[0] and metrics[0]["success_rate"] == 1.0
     cfg = TrainConfig(rollout=RolloutConfig(env_id="AWM/spotify-v0", worlds=None, num_workers=2,
                                             env_backend="ray"))
-    envs = make_envs(cfg, 2)
+    envs = make_envs(cfg.rollout, 2)
     try:
         assert all(isinstance(s, RayShard) for s in envs.runtime._shards)
     finally:

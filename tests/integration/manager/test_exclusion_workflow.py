@@ -212,9 +212,10 @@ def test_awm_train_and_the_bridges_take_it(triage_path: str, exclusions: Path) -
                                                                             "triage_lab"),
                                             exclude=str(exclusions)),
                       split=SplitConfig(val_worlds=0.0, val_tasks=0.5))
-    split = make_split(cfg)
+    split = make_split(cfg.split, cfg.rollout)
     assert not set(split.pairs()) & EXPECTED
-    for envs in (make_envs(cfg, 2, split, None), make_envs(cfg, 2)):  # with and without split
+    # with and without split
+    for envs in (make_envs(cfg.rollout, 2, split, None), make_envs(cfg.rollout, 2)):
         try:
             assert not set(envs.unwrapped.runtime.tasks) & EXPECTED
         finally:

@@ -46,8 +46,8 @@ def test_sampling_draws_from_the_reported_distribution_whatever_the_model_config
     samples = [TrainSample(g.prompt_ids, g.completion_ids, 1.0, g.logprobs) for g in gens]
     batch = collate(samples, tok.pad_token_id)
     logp, _ = token_logprobs(model, batch, T)
-    mask = batch["loss_mask"]
-    torch.testing.assert_close(logp[mask].detach(), batch["sampler_logprobs"][mask], atol=2e-4,
+    mask = batch.loss_mask
+    torch.testing.assert_close(logp[mask].detach(), batch.sampler_logprobs[mask], atol=2e-4,
                                rtol=0)
     assert model.generation_config is own and own.top_k == 2  # the model's config is untouched
 

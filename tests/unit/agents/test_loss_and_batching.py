@@ -15,11 +15,11 @@ def test_loss_mask_covers_exactly_the_sampled_tokens():
                TrainSample((10,), (30, 31, 32), -1.0, (-0.1, -0.2, -0.3))]
     b = collate(samples, pad_id=0)
     for row, s in enumerate(samples):
-        targets = b["targets"][row][b["loss_mask"][row]].tolist()
+        targets = b.targets[row][b.loss_mask[row]].tolist()
         assert targets == list(s.completion_ids)  # every sampled id, nothing else
-        assert b["sampler_logprobs"][row][b["loss_mask"][row]].tolist() == \
+        assert b.sampler_logprobs[row][b.loss_mask[row]].tolist() == \
             pytest.approx(list(s.sampler_logprobs))
-    assert int(b["loss_mask"].sum()) == 5
+    assert int(b.loss_mask.sum()) == 5
 
 
 @pytest.mark.parametrize("budget", [1, 7, 12, 100])

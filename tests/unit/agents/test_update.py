@@ -52,11 +52,11 @@ def test_trainer_logprobs_are_the_model_forwards(kind):
     batch = collate(_samples(4), pad_id=0)
     logp, _ = token_logprobs(model, batch, T)
     with torch.no_grad():
-        logits = model(input_ids=batch["input_ids"],
-                       attention_mask=batch["attention_mask"]).logits[:, :-1]
+        logits = model(input_ids=batch.input_ids,
+                       attention_mask=batch.attention_mask).logits[:, :-1]
     expected = torch.log_softmax(logits.float() / T, -1).gather(
-        -1, batch["targets"].unsqueeze(-1)).squeeze(-1)
-    mask = batch["loss_mask"]
+        -1, batch.targets.unsqueeze(-1)).squeeze(-1)
+    mask = batch.loss_mask
     torch.testing.assert_close(logp[mask], expected[mask], atol=1e-5, rtol=1e-5)
     assert (logp[~mask] == 0).all()
 
@@ -69,7 +69,7 @@ def _sampler_logprobs(model, samples):
         logp, _ = token_logprobs(model, batch, T)
     model.train()
     return [dataclasses.replace(s, sampler_logprobs=tuple(
-        logp[r][batch["loss_mask"][r]].tolist())) for r, s in enumerate(samples)]
+        logp[r][batch.loss_mask[r]].tolist())) for r, s in enumerate(samples)]
 
 
 @pytest.mark.parametrize("where", ["lora", "model"])
