@@ -30,6 +30,7 @@ from awm_gym.worlds.splits import load_split, split_worlds  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 from agents.policies.sampling import SamplingConfig  # noqa: E402
+from agents.errors import AgentConfigError  # noqa: E402
 from agents.sft import SFTConfig, run_sft, sft_examples  # noqa: E402
 from agents.tiny_model import TinyModelConfig, build_tiny_model  # noqa: E402
 
@@ -52,6 +53,22 @@ def oracle_dataset(tmp_path_factory):
                                 options={"task_idx": [1, 3, 8, 9]})
     world.close()
     return str(path)
+
+
+def test_sft_examples_keep_each_episodes_first_actions_when_capped(model_dir, oracle_dataset):
+    _, tok = load_model_and_tokenizer(model_dir, "cpu")
+    renderer = ChatRenderer(tok)
+    envs = gym.make_vec("AWM/spotify-v0", num_envs=1)
+    every = sft_examples(oracle_dataset, envs, CHAT, renderer)
+    capped = sft_examples(oracle_dataset, envs, CHAT, renderer, max_per_episode=1)
+    plans = [reference_plan(envs.runtime.world_set, "spotify", t) for t in (1, 3, 8, 9)]
+    assert len(capped) == 4 and all(len(p) > 1 for p in plans)
+    # each kept example is its episode's first action, rendered as without the cap
+    starts = [sum(len(p) for p in plans[:k]) for k in range(4)]
+    assert capped == [every[k] for k in starts]
+    with pytest.raises(AgentConfigError, match="max_examples_per_episode"):
+        SFTConfig(max_examples_per_episode=0)
+    envs.close()
 
 
 def test_sft_examples_are_the_policy_prompts_plus_actions(model_dir, oracle_dataset):

@@ -1,0 +1,66 @@
+"""The real-model job (agents/real_model.py, scripts/real_model.sh) end to end on a tiny model:
+zero-shot, SFT and SFT + GRPO evaluations of train, val_tasks and val_worlds, greedy and
+sampled, through one vLLM engine synced in memory. SmolLM2 itself is the script's default
+(about an hour on 2 cores); here the local test model stands in so the plumbing, the table
+and the statistics are checked in the default suite.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("vllm")
+pytest.importorskip("peft")
+
+from agents.errors import AgentConfigError  # noqa: E402
+from agents.real_model import REAL_MODEL_ARGS, STAGES, main, with_defaults  # noqa: E402
+from agents.tiny_model import TinyModelConfig, build_tiny_model  # noqa: E402
+
+pytestmark = pytest.mark.timeout(900)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return str(build_tiny_model(tmp_path_factory.getbasetemp() / "real_model_tiny",
+                                TinyModelConfig.small()))
+
+
+def test_the_job_reports_every_stage_on_every_subset(model_dir, tmp_path):
+    out = tmp_path / "run"
+    assert main(["--model.path", model_dir, "--run.out-dir", str(out),
+                 "--rollout.worlds", "spotify", "--rollout.max-turns", "2",
+                 "--rollout.groups-per-step", "1", "--rollout.group-size", "2",
+                 "--sampling.max-new-tokens", "8", "--grpo.steps", "1",
+                 "--sft.max-examples-per-episode", "1", "--sft.lr", "1e-2"]) == 0
+    report = json.loads((out / "real_model.json").read_text())
+    split = report["split"]["sizes"]
+    expected = {"train": 8, "val_tasks": 2, "val_worlds": split["val_world_tasks"]}
+    rows = report["rows"]
+    assert [r["stage"] for r in rows] == [s for s in STAGES for _ in range(5)]
+    for row in rows:
+        per_task = 1 if row["mode"] == "greedy" else 2  # --eval.val-episodes-per-task 2
+        assert row["tasks"] == expected[row["subset"]]
+        assert row["episodes"] == per_task * row["tasks"]
+        lo, hi = row["wilson"]
+        assert lo <= row["rate"] <= hi and 0.0 <= row["ok_call_rate"] <= 1.0
+    assert {r["subset"] for r in rows if r["mode"] != "greedy"} == {"val_tasks", "val_worlds"}
+    assert report["sft_examples"] >= 1
+    # SFT trained the adapter (LoRA's B starts at zero), and both adapters were written
+    from safetensors.torch import load_file
+
+    sft = load_file(out / "adapter_sft" / "adapter_model.safetensors")
+    assert any(float(t.abs().max()) > 0 for n, t in sft.items() if "lora_B" in n)
+    assert (out / "adapter_final" / "adapter_model.safetensors").exists()
+    table = (out / "real_model.md").read_text()
+    assert table.count("| sft+grpo |") == 5 and "phases: load" in table
+
+
+def test_options_given_replace_the_jobs_defaults():
+    args = with_defaults(REAL_MODEL_ARGS, ["--rollout.worlds", "spotify", "gmail"])
+    assert args.count("--rollout.worlds") == 1 and args[-3:] == ["--rollout.worlds", "spotify",
+                                                                 "gmail"]
+    with pytest.raises(AgentConfigError, match="--model.path"):
+        main(["--run.out-dir", "/nonexistent/never-written"])
