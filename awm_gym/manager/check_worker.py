@@ -18,8 +18,8 @@ import warnings
 
 from awm_gym import containment
 from awm_gym.envs import wire
+from awm_gym.envs.prepared import probe_world_of_set
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import probe_world_of_set
 from awm_gym.envs.shard_worker import SCRATCH_QUOTA_MB, receive_message
 from awm_gym.envs.worker_process import open_worker_streams
 from awm_gym.errors import UnknownWorldError, WorldLoadError

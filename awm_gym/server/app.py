@@ -34,8 +34,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
+from awm_gym.envs import WorldRuntime, get_prepared_world
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime, get_prepared_world
 from awm_gym.server.config import ServerConfig
 from awm_gym.server.executor import RuntimeLoop
 from awm_gym.server.mcp_endpoint import McpEndpoint
