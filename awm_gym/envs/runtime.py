@@ -81,6 +81,8 @@ class WorldRuntime:
         if not worlds:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
+        self.episode = config.episode
+        """The limits of each episode (the part of ``config`` a step reads)."""
         self.num_instances = num_instances
         world_set.entries(worlds)  # every world's tasks in one pass over gen_tasks.jsonl
         # normalized here, checked in prepare_worlds: a world whose rows broke since the
@@ -258,7 +260,7 @@ class WorldRuntime:
         """``action`` parsed against ``world``'s tools, or the exception parsing raised (its
         step reports it, see :meth:`_step_one`)."""
         try:
-            return parse_action(action, self.tool_names(world), self.config.max_action_chars)
+            return parse_action(action, self.tool_names(world), self.episode.max_action_chars)
         except Exception as e:  # noqa: BLE001 - the boundary: one action must not break a batch
             return e
 
@@ -292,7 +294,7 @@ class WorldRuntime:
         without it); True when that turn reached the step limit and ended the episode."""
         inst = self._instances[i]
         inst.steps += 1
-        inst.done = inst.steps >= self.config.max_episode_steps
+        inst.done = inst.steps >= self.episode.max_episode_steps
         return inst.done
 
     def _step_one(self, inst: _Instance, parsed: Action | Exception) -> StepOutcome:
@@ -320,7 +322,7 @@ class WorldRuntime:
     def _act(self, inst: _Instance, parsed: ToolCall | ListTools | UnknownTool | Malformed
              ) -> StepOutcome:
         info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps}
-        if isinstance(parsed, UnknownTool) and self.config.unknown_tool == "format_error":
+        if isinstance(parsed, UnknownTool) and self.episode.unknown_tool == "format_error":
             parsed = Malformed(parsed.hint, parsed.dropped_calls)
         if isinstance(parsed, Malformed):
             inst.done = True
@@ -341,17 +343,17 @@ class WorldRuntime:
         else:
             assert isinstance(parsed, ToolCall)
             result = self._prepared[inst.world].host.call(
-                inst.slot, parsed.tool, parsed.arguments, timeout_s=self.config.tool_timeout_s)
+                inst.slot, parsed.tool, parsed.arguments, timeout_s=self.episode.tool_timeout_s)
             text = f"Error: {result.text}" if result.is_error else result.text
             info.update({K.ACTION_KIND: "tool_call", K.TOOL: parsed.tool,
                          K.TOOL_OUTCOME: result.outcome,
                          K.TOOL_STATUS: -1 if result.status_code is None else result.status_code})
-            if self.config.record_timings:
+            if self.episode.record_timings:
                 info[K.TOOL_TIME_S] = result.elapsed_s
             if result.detail:
                 info[K.ERROR] = result.detail
         text = self._clip(text)
-        truncated = inst.steps >= self.config.max_episode_steps
+        truncated = inst.steps >= self.episode.max_episode_steps
         inst.done = inst.done or truncated
         end = step_reward(StepEnd.TRUNCATED if truncated else StepEnd.ONGOING,
                           self.config.rewards)
@@ -360,7 +362,7 @@ class WorldRuntime:
 
     def _clip(self, text: str) -> str:
         """``text`` cut to ``max_text_length`` (every observation stays in the space)."""
-        limit = self.config.max_text_length
+        limit = self.episode.max_text_length
         if len(text) > limit:
             marker = f"\n[... truncated to {limit} characters]"
             text = text[:max(0, limit - len(marker))] + marker[:limit]

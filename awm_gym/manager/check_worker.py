@@ -44,7 +44,7 @@ def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
     pool = VerifierPool(num_workers=config.verifier_workers, timeout_s=config.verifier_timeout_s,
                         state_dir=shm)
     policy = containment.ContainmentPolicy(
-        scratch_dir=scratch, memory_mb=config.worker_memory_mb,
+        scratch_dir=scratch, memory_mb=config.sharding.worker_memory_mb,
         read_paths=(os.path.realpath(world_set.root), cache), write_paths=(cache, shm),
         blocks_network=config.judge is None, file_size_mb=SCRATCH_QUOTA_MB,
         signals_helpers=True)
