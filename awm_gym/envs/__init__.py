@@ -19,7 +19,8 @@ from awm_gym.envs.registration import (
 from awm_gym.lazy_exports import lazy_exports
 
 __all__ = ["EnvConfig", "EpisodeConfig", "ShardingConfig", "Runtime", "StepOutcome",
-           "BUILTIN_WORLDS_DIR", "MIX_NAME", "NAMESPACE", "get_world_set", "register_worlds", "WorldRuntime", "get_prepared_world",
+           "BUILTIN_WORLDS_DIR", "MIX_NAME", "NAMESPACE", "get_world_set", "register_worlds",
+           "WorldRuntime", "get_prepared_world",
            "get_world_of_set", "prepare_worlds", "probe_world", "probe_world_of_set",
            "world_is_cached", "AWMEnv", "AWMVectorEnv"]
 

@@ -13,8 +13,8 @@ Example:
     -1.0
     >>> EnvConfig(max_episode_steps=10, num_workers=2).episode.max_episode_steps
     10
-    >>> EnvConfig(num_workers=2).sharding
-    ShardingConfig(num_workers=2, backend='local', ray_address=None, isolation='auto', worker_memory_mb=4096, import_timeout_s=60.0)
+    >>> EnvConfig(num_workers=2, isolation="process").sharding.isolation
+    'process'
     >>> EnvConfig(verifier_mode="both")
     Traceback (most recent call last):
     ...
@@ -90,10 +90,10 @@ class ShardingConfig:
     :class:`EnvConfig` of the same names document them).
 
     Example:
-        >>> ShardingConfig(backend="ray", num_workers=0)
+        >>> ShardingConfig(num_workers=-1)
         Traceback (most recent call last):
         ...
-        ValueError: EnvConfig.backend='ray' with num_workers=0: each shard is a Ray actor, so set num_workers >= 1 (e.g. one per node or core).
+        ValueError: EnvConfig.num_workers=-1: must be >= 0 (0 = run in the caller's process).
     """
 
     num_workers: int = 0
