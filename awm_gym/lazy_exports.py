@@ -4,7 +4,7 @@ A package's ``__init__.py`` imports its light names as usual and hands the heavy
 :func:`lazy_exports`, so ``import awm_gym`` stays light while ``from awm_gym.envs import
 WorldRuntime`` still works::
 
-    __getattr__ = lazy_exports(__name__, {"runtime": ("WorldRuntime", "get_prepared_world")})
+    __getattr__ = lazy_exports(__name__, {"runtime": ("WorldRuntime",)})
 
 Example:
     >>> getattr_ = lazy_exports("awm_gym.envs", {"config": ("EnvConfig",)})

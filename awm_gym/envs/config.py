@@ -1,11 +1,20 @@
 """Configuration of an environment: episode limits, timeouts, verifiers, rewards and the clock.
 
 Built once at the edge (``gym.make`` / ``gym.make_vec`` keyword arguments, or the CLI) and passed
-down; nothing below reads environment variables.
+down; nothing below reads environment variables. :class:`EnvConfig` is built from flat keyword
+arguments (one per field, as ``make_vec`` takes them) and nests three frozen parts that the
+components read: :attr:`EnvConfig.episode` (:class:`EpisodeConfig`: limits of one episode),
+:attr:`EnvConfig.sharding` (:class:`ShardingConfig`: where instances and world code run) and
+:attr:`EnvConfig.scoring` (:class:`~awm_gym.scoring.scorer.ScoringConfig`: verifiers, judge,
+rewards). Each part checks its own fields.
 
 Example:
     >>> EnvConfig(max_episode_steps=10).rewards.format_error
     -1.0
+    >>> EnvConfig(max_episode_steps=10, num_workers=2).episode.max_episode_steps
+    10
+    >>> EnvConfig(num_workers=2, isolation="process").sharding.isolation
+    'process'
     >>> EnvConfig(verifier_mode="both")
     Traceback (most recent call last):
     ...
@@ -20,7 +29,7 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from awm_gym.scoring.judge import JudgeConfig
 from awm_gym.scoring.rewards import RewardConfig
@@ -29,11 +38,107 @@ from awm_gym.scoring.scorer import ScoringConfig
 from awm_gym.vocab import SCORING_MODES, VerifierMode
 from awm_gym.worlds.clock import parse_instant
 
-__all__ = ["EnvConfig"]
+__all__ = ["EnvConfig", "EpisodeConfig", "ShardingConfig", "Isolation", "Backend",
+           "UnknownToolMode"]
 
-_ISOLATION = ("auto", "process", "none")
-_BACKENDS = ("local", "ray")
-_UNKNOWN_TOOL_MODES = ("observe", "format_error")
+Isolation = Literal["auto", "process", "none"]
+"""Where world code runs (see :attr:`EnvConfig.isolation`)."""
+Backend = Literal["local", "ray"]
+"""Where shards run (see :attr:`EnvConfig.backend`)."""
+UnknownToolMode = Literal["observe", "format_error"]
+"""What a call to a tool the world does not have is (see :attr:`EnvConfig.unknown_tool`)."""
+
+
+def _check_choice(name: str, value: Any, choices: Any) -> None:
+    if value not in get_args(choices):
+        raise ValueError(f"EnvConfig.{name}={value!r}: choose one of "
+                         f"{', '.join(map(repr, get_args(choices)))}.")
+
+
+@dataclass(frozen=True)
+class EpisodeConfig:
+    """The limits of one episode, as the runtime reads them (the fields of :class:`EnvConfig`
+    of the same names document them).
+
+    Example:
+        >>> EpisodeConfig(max_episode_steps=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: EnvConfig.max_episode_steps=0: must be >= 1.
+    """
+
+    max_episode_steps: int = 30
+    max_text_length: int = 100_000
+    max_action_chars: int = 100_000
+    tool_timeout_s: float = 10.0
+    unknown_tool: UnknownToolMode = "observe"
+    record_timings: bool = False
+
+    def __post_init__(self) -> None:
+        _check_choice("unknown_tool", self.unknown_tool, UnknownToolMode)
+        for name in ("max_episode_steps", "max_text_length", "max_action_chars"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")
+        if not self.tool_timeout_s > 0:
+            raise ValueError(f"EnvConfig.tool_timeout_s={self.tool_timeout_s}: must be > 0 "
+                             "seconds.")
+
+
+@dataclass(frozen=True)
+class ShardingConfig:
+    """Where instances and world code run: shards, their backend, containment (the fields of
+    :class:`EnvConfig` of the same names document them).
+
+    Example:
+        >>> ShardingConfig(num_workers=-1)
+        Traceback (most recent call last):
+        ...
+        ValueError: EnvConfig.num_workers=-1: must be >= 0 (0 = run in the caller's process).
+    """
+
+    num_workers: int = 0
+    backend: Backend = "local"
+    ray_address: str | None = None
+    isolation: Isolation = "auto"
+    worker_memory_mb: int | None = 4096
+    import_timeout_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        _check_choice("isolation", self.isolation, Isolation)
+        self._check_backend()
+        if self.worker_memory_mb is not None and self.worker_memory_mb < 256:
+            raise ValueError(f"EnvConfig.worker_memory_mb={self.worker_memory_mb}: must be >= 256 "
+                             "(MB), or None for no limit.")
+        if self.num_workers < 0:
+            raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
+                             "(0 = run in the caller's process).")
+        if not self.import_timeout_s > 0:
+            raise ValueError(f"EnvConfig.import_timeout_s={self.import_timeout_s}: must be > 0 "
+                             "seconds.")
+
+    def _check_backend(self) -> None:
+        _check_choice("backend", self.backend, Backend)
+        if self.backend == "local":
+            if self.ray_address is not None:
+                raise ValueError(f"EnvConfig.ray_address={self.ray_address!r} is only read with "
+                                 "backend='ray'; pass backend='ray' (and num_workers >= 1) or "
+                                 "drop ray_address.")
+            return
+        if self.num_workers < 1:
+            raise ValueError(f"EnvConfig.backend='ray' with num_workers={self.num_workers}: each "
+                             "shard is a Ray actor, so set num_workers >= 1 (e.g. one per node "
+                             "or core).")
+        try:
+            import ray  # noqa: F401 - only checks that the optional extra is there
+        except ImportError as e:
+            raise ValueError("EnvConfig.backend='ray' needs the ray package, which is not "
+                             'installed: pip install "awm-gym[ray]".') from e
+
+    def is_contained(self, world_set_root: str, builtin_root: str) -> bool:
+        """Whether world code of the set at ``world_set_root`` runs in contained workers."""
+        if self.isolation == "auto":
+            return os.path.realpath(world_set_root) != os.path.realpath(builtin_root)
+        return self.isolation == "process"
 
 
 @dataclass(frozen=True)
@@ -56,7 +161,7 @@ class EnvConfig:
     """Worker processes to shard instances over (vector env only). 0 runs everything in the
     caller's process, the fastest for well-behaved worlds; k >= 1 isolates crashes and lets
     instances use k cores (see docs/benchmarks.md)."""
-    backend: Literal["local", "ray"] = "local"
+    backend: Backend = "local"
     """Where the ``num_workers`` shards run: 'local' (processes on this machine) or 'ray' (one
     Ray actor per shard, placed anywhere in the Ray cluster at ``ray_address``; needs
     ``pip install "awm-gym[ray]"``; see docs/runtime.md, 'Ray')."""
@@ -65,7 +170,7 @@ class EnvConfig:
     ``"head:6379"``), joined with ``ray.init(address=...)`` when this process is not connected
     to Ray yet; a process already connected (your own ``ray.init``) keeps its cluster. None: the
     connected cluster, else a new local one."""
-    isolation: str = "auto"
+    isolation: Isolation = "auto"
     """Where world code runs: 'process' (tool handlers in contained worker processes: see
     docs/runtime.md, 'Untrusted code'), 'none' (in the caller's process, the fast path for
     code you trust), or 'auto' ('none' for the built-in worlds, 'process' for world sets
@@ -105,7 +210,7 @@ class EnvConfig:
     """The LLM judge for sql-mode verifiers (a ``JudgeConfig`` or a dict of its fields). None:
     sql-mode episodes end ``awaiting_judge``, unscored. Set: they are judged in one batch per
     step and rewarded by ``rewards.judge_table``."""
-    unknown_tool: Literal["observe", "format_error"] = "observe"
+    unknown_tool: UnknownToolMode = "observe"
     """A call to a tool the world does not have. 'observe' (AWM's agent): the observation is
     AWM's ``Error: ...`` text, reward 0, the episode goes on, ``info["tool_outcome"]`` is
     ``unknown_tool``. 'format_error': a malformed action (``rewards.format_error``, the episode
@@ -125,34 +230,20 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verifier_mode", VerifierMode.coerce(self.verifier_mode))
-        if self.unknown_tool not in _UNKNOWN_TOOL_MODES:
-            raise ValueError(f"EnvConfig.unknown_tool={self.unknown_tool!r}: choose one of "
-                             f"{', '.join(map(repr, _UNKNOWN_TOOL_MODES))}.")
-        if self.isolation not in _ISOLATION:
-            raise ValueError(f"EnvConfig.isolation={self.isolation!r}: choose one of "
-                             f"{', '.join(map(repr, _ISOLATION))}.")
-        self._check_backend()
-        if self.worker_memory_mb is not None and self.worker_memory_mb < 256:
-            raise ValueError(f"EnvConfig.worker_memory_mb={self.worker_memory_mb}: must be >= 256 "
-                             "(MB), or None for no limit.")
+        _ = self.episode, self.sharding  # each part checks its own fields
+        if self.verifier_workers < 1:
+            raise ValueError(f"EnvConfig.verifier_workers={self.verifier_workers}: must be >= 1.")
         if self.scratch_quota_mb < 1:
             raise ValueError(f"EnvConfig.scratch_quota_mb={self.scratch_quota_mb}: must be >= 1 "
                              "(MB).")
-        if self.num_workers < 0:
-            raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
-                             "(0 = run in the caller's process).")
-        for name in ("max_episode_steps", "verifier_workers", "max_text_length",
-                     "max_action_chars"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be >= 1.")
         if self.clock is not None:
             parse_instant(self.clock, "EnvConfig.clock")
         if not self.clock_step_s >= 0:
             raise ValueError(f"EnvConfig.clock_step_s={self.clock_step_s}: must be >= 0 seconds "
                              "(0 keeps the clock at the base time for the whole episode).")
-        for name in ("tool_timeout_s", "verifier_timeout_s", "import_timeout_s"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"EnvConfig.{name}={getattr(self, name)}: must be > 0 seconds.")
+        if not self.verifier_timeout_s > 0:
+            raise ValueError(f"EnvConfig.verifier_timeout_s={self.verifier_timeout_s}: must be > 0 "
+                             "seconds.")
         if self.world_weights is not None:
             object.__setattr__(self, "world_weights", _weights(self.world_weights))
         if isinstance(self.judge, Mapping):
@@ -168,31 +259,22 @@ class EnvConfig:
                 raise ValueError("EnvConfig.rubric uses the LLM judge but EnvConfig.judge is None;"
                                  " pass judge=JudgeConfig(base_url=..., model=...).")
 
-    def _check_backend(self) -> None:
-        if self.backend not in _BACKENDS:
-            raise ValueError(f"EnvConfig.backend={self.backend!r}: choose one of "
-                             f"{', '.join(map(repr, _BACKENDS))}.")
-        if self.backend == "local":
-            if self.ray_address is not None:
-                raise ValueError(f"EnvConfig.ray_address={self.ray_address!r} is only read with "
-                                 "backend='ray'; pass backend='ray' (and num_workers >= 1) or "
-                                 "drop ray_address.")
-            return
-        if self.num_workers < 1:
-            raise ValueError(f"EnvConfig.backend='ray' with num_workers={self.num_workers}: each "
-                             "shard is a Ray actor, so set num_workers >= 1 (e.g. one per node "
-                             "or core).")
-        try:
-            import ray  # noqa: F401 - only checks that the optional extra is there
-        except ImportError as e:
-            raise ValueError("EnvConfig.backend='ray' needs the ray package, which is not "
-                             'installed: pip install "awm-gym[ray]".') from e
+    @property
+    def episode(self) -> EpisodeConfig:
+        """The part of this config that one episode's limits read."""
+        return EpisodeConfig(max_episode_steps=self.max_episode_steps,
+                             max_text_length=self.max_text_length,
+                             max_action_chars=self.max_action_chars,
+                             tool_timeout_s=self.tool_timeout_s, unknown_tool=self.unknown_tool,
+                             record_timings=self.record_timings)
 
-    def is_contained(self, world_set_root: str, builtin_root: str) -> bool:
-        """Whether world code of the set at ``world_set_root`` runs in contained workers."""
-        if self.isolation == "auto":
-            return os.path.realpath(world_set_root) != os.path.realpath(builtin_root)
-        return self.isolation == "process"
+    @property
+    def sharding(self) -> ShardingConfig:
+        """The part of this config that says where instances and world code run."""
+        return ShardingConfig(num_workers=self.num_workers, backend=self.backend,
+                              ray_address=self.ray_address, isolation=self.isolation,
+                              worker_memory_mb=self.worker_memory_mb,
+                              import_timeout_s=self.import_timeout_s)
 
     @property
     def scoring(self) -> ScoringConfig:

@@ -62,7 +62,7 @@ class AWMEnv(gym.Env[str, str]):
         sel = select(world_set, worlds, split, subset, split_mismatch, exclude)
         self.excluded_tasks = sel.excluded
         ws = sel.world_set
-        if self.config.is_contained(ws.root, BUILTIN_WORLDS_DIR):
+        if self.config.sharding.is_contained(ws.root, BUILTIN_WORLDS_DIR):
             self._attach(ShardedRuntime(ws, sel.worlds, 1, self.config, 1, contained=True,
                                         tasks=sel.tasks))
         else:

@@ -14,20 +14,21 @@ import itertools
 import logging
 import random
 import sqlite3
-import threading
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.prepared import prepare_worlds
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.selection import tasks_of
-from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
+from awm_gym.errors import EnvUsageError, UnknownWorldError
+from awm_gym.scoring.rewards import StepEnd, step_reward
 from awm_gym.scoring.scorer import FinishedEpisode, Scorer
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.tools.actions import (
+    Action,
     FinalAnswer,
     ListTools,
     Malformed,
@@ -35,205 +36,18 @@ from awm_gym.tools.actions import (
     UnknownTool,
     parse_action,
 )
-from awm_gym.tools.catalogue import CatalogueCache
 from awm_gym.tools.db_routing import DatabaseSlot
-from awm_gym.tools.host import PreparedWorld, load_host_on, prepare_world
-from awm_gym.tools.import_probe import (
-    is_builtin_world_dir,
-    probe_marker,
-    probe_world_import,
-)
+from awm_gym.tools.host import PreparedWorld
 from awm_gym.vocab import ToolOutcome, Turn
-from awm_gym.worlds.clock import FrozenClock
-from awm_gym.worlds.records import VerifierDef, WorldDef, normalize_scenario_name
-from awm_gym.worlds.template_db import TemplateCache
+from awm_gym.worlds.records import VerifierDef, normalize_scenario_name
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldRuntime", "StepOutcome", "get_prepared_world", "prepare_worlds", "probe_world",
-           "probe_world_of_set", "get_world_of_set", "world_is_cached", "LOADING"]
+__all__ = ["WorldRuntime", "StepOutcome", "LOADING"]
 
 LOADING = -2
 """``before_each`` position meaning "executing a world's code before its first tool call"."""
-
-_PREPARED: dict[tuple[str, str], PreparedWorld] = {}
-_FAILED: dict[tuple[str, str], str] = {}  # a world that cannot be prepared is tried once
-_PREPARED_LOCK = threading.Lock()
-
-
-def get_prepared_world(world: WorldDef, config: EnvConfig) -> PreparedWorld:
-    """The process-wide prepared copy of ``world`` (its code runs once per process).
-
-    Code from outside the built-in set is first imported in a subprocess with a timeout
-    (:mod:`awm_gym.tools.import_probe`), so a world that hangs or exits at import raises a
-    ``WorldLoadError`` naming it instead of hanging or ending this process.
-
-    Raises:
-        WorldLoadError: the world cannot be prepared (the message names it and the cause); the
-            failure is remembered, so later calls raise at once.
-    """
-    key = (world.content_hash, config.clock)
-    with _PREPARED_LOCK:
-        prepared = _PREPARED.get(key)
-        if prepared is None:
-            if key in _FAILED:
-                raise WorldLoadError(_FAILED[key])
-            try:
-                _probe(world, config)
-                clock = None if config.clock is None else FrozenClock(config.clock)
-                prepared = prepare_world(world, clock=clock,
-                                         cache=TemplateCache(config.cache_dir),
-                                         timeout_s=config.tool_timeout_s)
-            except WorldLoadError as e:
-                _FAILED[key] = str(e)
-                raise
-            _PREPARED[key] = prepared
-        return prepared
-
-
-def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> PreparedWorld:
-    """Like :func:`get_prepared_world`, for world ``name`` of ``world_set``, without parsing its
-    rows or executing its code when its template and catalogue are cached (and, for code from
-    outside the built-in set, its import probe passed): those are then loaded when first
-    read, and the code is executed when a tool is first called. Otherwise the world is
-    prepared now, as :func:`get_prepared_world` does (and cached for next time).
-
-    Raises:
-        WorldLoadError: as :func:`get_prepared_world`.
-    """
-    content_hash = world_set.content_hash(name)
-    key = (content_hash, config.clock)
-    with _PREPARED_LOCK:
-        prepared = _PREPARED.get(key)
-        if prepared is not None:
-            return prepared
-        if key in _FAILED:
-            raise WorldLoadError(_FAILED[key])
-        cache = TemplateCache(config.cache_dir)
-        clock = None if config.clock is None else FrozenClock(config.clock)
-        template_key = TemplateCache.key(content_hash, clock)
-        catalogues = CatalogueCache(cache.directory)
-        catalogue_key = CatalogueCache.key(content_hash)
-        cached = _is_cached(world_set, content_hash, config)
-        if cached:
-            def load_template() -> tuple[bytes, Any]:
-                entry = cache.load(template_key)
-                if entry is None:  # gone, or changed since it was written: build it again
-                    _probe(world_set[name], config)
-                    rebuilt = prepare_world(world_set[name], clock=clock, cache=cache,
-                                            timeout_s=config.tool_timeout_s)
-                    return rebuilt.template, rebuilt.report
-                return entry
-
-            def load_catalogue() -> Any:
-                catalogue = catalogues.load(catalogue_key)
-                return catalogue if catalogue is not None else prepared.host.catalogue
-
-            def load_host(world: PreparedWorld) -> Any:
-                wdef = world_set[name]
-                try:
-                    _probe(wdef, config)
-                    return load_host_on(wdef, world.template, world.report,
-                                        config.tool_timeout_s, world.catalogue)
-                except WorldLoadError:
-                    raise
-                except Exception as e:  # noqa: BLE001 - the boundary of one world
-                    raise WorldLoadError(f"World {name!r} cannot be loaded: "
-                                         f"{type(e).__name__}: {e}") from e
-
-            prepared = PreparedWorld(name, load_template=load_template,
-                                     load_catalogue=load_catalogue, load_host=load_host)
-            _PREPARED[key] = prepared
-            return prepared
-    return get_prepared_world(world_set[name], config)
-
-
-def world_is_cached(world_set: WorldSet, name: str, config: EnvConfig) -> bool:
-    """Whether world ``name`` can start without being built: its template and catalogue are
-    cached and (code from outside the built-in set) its import probe passed."""
-    return _is_cached(world_set, world_set.content_hash(name), config)
-
-
-_CACHED: set[tuple[str, str, str | None, bool]] = set()  # found complete: cache entries stay
-
-
-def _is_cached(world_set: WorldSet, content_hash: str, config: EnvConfig) -> bool:
-    builtin = is_builtin_world_dir(world_set.root)
-    memo = (content_hash, str(config.cache_dir), config.clock, builtin)
-    if memo in _CACHED:
-        return True
-    cache = TemplateCache(config.cache_dir)
-    clock = None if config.clock is None else FrozenClock(config.clock)
-    found = (cache.has(TemplateCache.key(content_hash, clock))
-             and CatalogueCache(cache.directory).has(CatalogueCache.key(content_hash))
-             and (builtin or probe_marker(cache.directory, content_hash).exists()))
-    if found:
-        _CACHED.add(memo)
-    return found
-
-
-def probe_world(world: WorldDef, config: EnvConfig) -> None:
-    """Import-probe ``world`` now (:mod:`awm_gym.tools.import_probe`; built-in worlds are not
-    probed). A failure is remembered: :func:`get_prepared_world` then raises it at once, without
-    starting another probe (a contained worker probes before it gives up starting processes).
-
-    Raises:
-        WorldLoadError: the import hangs, exits or fails.
-    """
-    with _PREPARED_LOCK:
-        key = (world.content_hash, config.clock)
-        if key in _FAILED:
-            raise WorldLoadError(_FAILED[key])
-        try:
-            _probe(world, config)
-        except WorldLoadError as e:
-            _FAILED[key] = str(e)
-            raise
-
-
-def probe_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> None:
-    """:func:`probe_world` for world ``name`` of ``world_set``; when its probe passed before
-    (the marker in the cache) this reads neither the world's rows nor starts a process."""
-    if is_builtin_world_dir(world_set.root):
-        return
-    content_hash = world_set.content_hash(name)
-    if probe_marker(TemplateCache(config.cache_dir).directory, content_hash).exists():
-        return
-    probe_world(world_set[name], config)
-
-
-def _probe(world: WorldDef, config: EnvConfig) -> None:
-    if not is_builtin_world_dir(world.source_dir):
-        probe_world_import(world.name, world.full_code, world.content_hash,
-                           timeout_s=config.import_timeout_s,
-                           cache_dir=TemplateCache(config.cache_dir).directory)
-
-
-def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig
-                   ) -> dict[str, PreparedWorld]:
-    """Prepare every world of ``names``; one that cannot be prepared is a per-world problem.
-
-    With several worlds, a world that fails is left out with a
-    :class:`~awm_gym.errors.WorldSkippedWarning` naming it and the cause (``config.strict``:
-    its :class:`~awm_gym.errors.WorldLoadError` is raised instead). A single world, or a set
-    where none can be prepared, raises.
-    """
-    prepared: dict[str, PreparedWorld] = {}
-    failed: list[str] = []
-    for name in names:
-        try:
-            prepared[name] = get_world_of_set(world_set, name, config)
-        except (WorldLoadError, UnknownWorldError) as e:
-            if config.strict or len(names) == 1:
-                raise
-            failed.append(str(e))
-            warnings.warn(f"Leaving world {name!r} out of this env: {e} (pass strict=True to "
-                          "raise instead).", WorldSkippedWarning, stacklevel=3)
-    if not prepared:
-        raise WorldLoadError(f"None of the {len(names)} worlds could be prepared: "
-                             + " | ".join(failed))
-    return prepared
 
 
 @dataclass
@@ -267,6 +81,8 @@ class WorldRuntime:
         if not worlds:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
+        self.episode = config.episode
+        """The limits of each episode (the part of ``config`` a step reads)."""
         self.num_instances = num_instances
         world_set.entries(worlds)  # every world's tasks in one pass over gen_tasks.jsonl
         # normalized here, checked in prepare_worlds: a world whose rows broke since the
@@ -453,7 +269,7 @@ class WorldRuntime:
                 raise EnvUsageError(
                     f"Instance {i} was stepped after its episode ended (autoreset is disabled). "
                     "Reset it first: envs.reset(seed=..., options={'reset_mask': mask}).")
-        self._load_called_worlds(indices, actions, before_each)
+        early = self._load_called_worlds(indices, actions, before_each)
         outcomes: list[StepOutcome | None] = []
         pending: list[tuple[int, int, str]] = []  # (position, instance, final answer)
         for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
@@ -461,12 +277,13 @@ class WorldRuntime:
                 before_each(pos)
             inst = self._instances[i]
             inst.steps += 1
-            parsed, outcome = self._step_one(inst, action)
-            if isinstance(parsed, FinalAnswer):
+            act = early[pos] if pos in early else self._parse(inst.world, action)
+            if isinstance(act, FinalAnswer):
                 inst.done = True
-                pending.append((pos, i, parsed.text))
+                pending.append((pos, i, act.text))
                 outcomes.append(None)
                 continue
+            outcome = self._step_one(inst, act)
             if self.scorer.keeps_turns:
                 inst.turns.append(Turn(action, outcome.observation))
             outcomes.append(outcome)
@@ -476,73 +293,81 @@ class WorldRuntime:
             self._verify(pending, outcomes)
         return outcomes  # type: ignore[return-value]
 
+    def _parse(self, world: str, action: Any) -> Action | Exception:
+        """``action`` parsed against ``world``'s tools, or the exception parsing raised (its
+        step reports it, see :meth:`_step_one`)."""
+        try:
+            return parse_action(action, self.tool_names(world), self.episode.max_action_chars)
+        except Exception as e:  # noqa: BLE001 - the boundary: one action must not break a batch
+            return e
+
     def _load_called_worlds(self, indices: Sequence[int], actions: Sequence[Any],
-                            before_each: Callable[[int], None] | None) -> None:
+                            before_each: Callable[[int], None] | None
+                            ) -> dict[int, Action | Exception]:
         """Execute the code of every world this batch calls a tool of and whose code has not run
         yet (a world started from the cache runs it at its first tool call). A failure is left
-        for the call to report."""
+        for the call to report. Returns the actions it parsed to find those calls, by position
+        (the step uses them: each action is parsed once); the others are parsed when they run."""
+        early: dict[int, Action | Exception] = {}
         seen: set[str] = set()
-        for i, action in zip(indices, actions, strict=True):
+        for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
             world = self._instances[i].world
             if world in seen or self._prepared[world].is_host_loaded:
                 continue
+            act = early[pos] = self._parse(world, action)
+            if not isinstance(act, ToolCall):
+                continue
+            seen.add(world)
+            if before_each is not None:
+                before_each(LOADING)
             try:
-                parsed = parse_action(action, self.tool_names(world),
-                                      self.config.max_action_chars)
-                if isinstance(parsed, ToolCall):
-                    seen.add(world)
-                    if before_each is not None:
-                        before_each(LOADING)
-                    _ = self._prepared[world].host
+                _ = self._prepared[world].host
             except Exception:  # noqa: BLE001 - the action's own step reports what went wrong
                 logger.debug("loading world %s before its call failed", world, exc_info=True)
+        return early
 
     def count_lost_turn(self, i: int) -> bool:
         """Count a turn of instance ``i`` that a dead worker lost (its state was rebuilt
         without it); True when that turn reached the step limit and ended the episode."""
         inst = self._instances[i]
         inst.steps += 1
-        inst.done = inst.steps >= self.config.max_episode_steps
+        inst.done = inst.steps >= self.episode.max_episode_steps
         return inst.done
 
-    def _step_one(self, inst: _Instance, action: Any
-                  ) -> tuple[FinalAnswer | ToolCall | ListTools | UnknownTool | Malformed | None,
-                             StepOutcome | None]:
-        """Parse and act on one action: the per-instance boundary of a batch.
+    def _step_one(self, inst: _Instance, parsed: Action | Exception) -> StepOutcome:
+        """Act on one parsed action that is not a final answer: the per-instance boundary of a
+        batch.
 
-        Returns the parsed action and, unless it is a final answer, its outcome. Any exception
-        from parsing or acting (``RecursionError``, ``MemoryError``, a bug of ours) ends this
-        instance's episode with an unscored error observation naming it, and the rest of the
-        batch goes on.
+        Any exception from parsing or acting (``RecursionError``, ``MemoryError``, a bug of
+        ours) ends this instance's episode with an unscored error observation naming it, and
+        the rest of the batch goes on.
         """
         try:
-            parsed = parse_action(action, self.tool_names(inst.world),
-                                  self.config.max_action_chars)
-            if isinstance(parsed, FinalAnswer):
-                return parsed, None
-            return parsed, self._act(inst, parsed)
+            if isinstance(parsed, Exception):
+                raise parsed
+            return self._act(inst, parsed)
         except Exception as e:  # noqa: BLE001 - the boundary: one action must not break a batch
             logger.warning("handling an action of %s task %d failed", inst.world, inst.task_idx,
                            exc_info=True)
             inst.done = True
             reason = f"the action could not be handled ({type(e).__name__}: {str(e)[:200]})"
+            end = step_reward(StepEnd.UNSCORED, self.config.rewards)
             info = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps,
-                    K.ACTION_KIND: "error", K.ERROR: reason, K.REWARD_VALID: False}
-            return None, StepOutcome(f"Error: {reason}", self.config.rewards.unscored, True,
-                                     False, info)
+                    K.ACTION_KIND: "error", K.ERROR: reason, **end.info}
+            return StepOutcome(f"Error: {reason}", end.reward, True, False, info)
 
     def _act(self, inst: _Instance, parsed: ToolCall | ListTools | UnknownTool | Malformed
              ) -> StepOutcome:
-        rewards = self.config.rewards
         info: dict[str, Any] = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps}
-        if isinstance(parsed, UnknownTool) and self.config.unknown_tool == "format_error":
+        if isinstance(parsed, UnknownTool) and self.episode.unknown_tool == "format_error":
             parsed = Malformed(parsed.hint, parsed.dropped_calls)
         if isinstance(parsed, Malformed):
             inst.done = True
+            end = step_reward(StepEnd.FORMAT_ERROR, self.config.rewards)
             info.update({K.ACTION_KIND: "malformed", K.FORMAT_ERROR: True,
-                         K.ERROR: parsed.reason, K.REWARD_VALID: True})
-            return StepOutcome(self._clip(f"Error: {parsed.reason}"), rewards.format_error, True,
-                               False, info)
+                         K.ERROR: parsed.reason, **end.info})
+            return StepOutcome(self._clip(f"Error: {parsed.reason}"), end.reward, True, False,
+                               info)
         info[K.DROPPED_CALLS] = parsed.dropped_calls
         if isinstance(parsed, ListTools):
             info[K.ACTION_KIND] = "list_tools"
@@ -555,26 +380,26 @@ class WorldRuntime:
         else:
             assert isinstance(parsed, ToolCall)
             result = self._prepared[inst.world].host.call(
-                inst.slot, parsed.tool, parsed.arguments, timeout_s=self.config.tool_timeout_s)
+                inst.slot, parsed.tool, parsed.arguments, timeout_s=self.episode.tool_timeout_s)
             text = f"Error: {result.text}" if result.is_error else result.text
             info.update({K.ACTION_KIND: "tool_call", K.TOOL: parsed.tool,
                          K.TOOL_OUTCOME: result.outcome,
                          K.TOOL_STATUS: -1 if result.status_code is None else result.status_code})
-            if self.config.record_timings:
+            if self.episode.record_timings:
                 info[K.TOOL_TIME_S] = result.elapsed_s
             if result.detail:
                 info[K.ERROR] = result.detail
         text = self._clip(text)
-        truncated = inst.steps >= self.config.max_episode_steps
-        if truncated:
-            inst.done = True
-            info[K.REWARD_VALID] = True
-        return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0,
-                           False, truncated, info)
+        truncated = inst.steps >= self.episode.max_episode_steps
+        inst.done = inst.done or truncated
+        end = step_reward(StepEnd.TRUNCATED if truncated else StepEnd.ONGOING,
+                          self.config.rewards)
+        info.update(end.info)
+        return StepOutcome(text, end.reward, False, truncated, info)
 
     def _clip(self, text: str) -> str:
         """``text`` cut to ``max_text_length`` (every observation stays in the space)."""
-        limit = self.config.max_text_length
+        limit = self.episode.max_text_length
         if len(text) > limit:
             marker = f"\n[... truncated to {limit} characters]"
             text = text[:max(0, limit - len(marker))] + marker[:limit]

@@ -32,7 +32,8 @@ from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.scratch_quota import QUOTA_OUTCOME, ScratchQuota
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.worker_process import open_worker_streams, shared_memory_area
-from awm_gym.envs.runtime import WorldRuntime, probe_world_of_set
+from awm_gym.envs.prepared import probe_world_of_set
+from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir

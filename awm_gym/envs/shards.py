@@ -45,12 +45,14 @@ from typing import Any, Protocol
 from awm_gym import info_keys as K
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.prepared import world_is_cached
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.runtime import LOADING, world_is_cached
+from awm_gym.envs.runtime import LOADING
 from awm_gym.envs.shard_worker import send_message
 from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.envs.selection import tasks_of
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
+from awm_gym.scoring.rewards import StepEnd, step_reward
 from awm_gym.vocab import ToolOutcome
 from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
@@ -410,8 +412,8 @@ class ShardedRuntime:
                     ToolOutcome.WORKER_DIED if reason == "died" else ToolOutcome.WORKER_TIMED_OUT),
                 WORKER_ERROR: reason, K.REWARD_VALID: True}
         text = f"Error: {_crash_text(reason)}"
-        return StepOutcome(text, self.config.rewards.truncated if truncated else 0.0, False,
-                           truncated, info)
+        end = step_reward(StepEnd.TRUNCATED if truncated else StepEnd.ONGOING, self.config.rewards)
+        return StepOutcome(text, end.reward, False, truncated, info)
 
     def _restart_and_replay(self, shard: Shard) -> None:
         """Restart ``shard`` and replay every live episode of its instances (seeded resets,
@@ -455,10 +457,11 @@ class ShardedRuntime:
     def _lost_outcome(self, i: int, reason: str) -> StepOutcome:
         episode = self._episodes[i]
         episode.lost = ""  # reported once; the caller must reset the instance now
+        end = step_reward(StepEnd.UNSCORED, self.config.rewards)
         return StepOutcome(
             f"Error: the worker process running this instance {reason}; the episode cannot "
-            "continue.", self.config.rewards.unscored, False, True,
-            {K.WORLD: episode.world, WORKER_ERROR: reason, K.REWARD_VALID: False})
+            "continue.", end.reward, False, True,
+            {K.WORLD: episode.world, WORKER_ERROR: reason, **end.info})
 
     # -- the rest of the Runtime protocol -------------------------------------------------------
     def tools_text(self, world: str) -> str:

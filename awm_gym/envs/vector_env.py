@@ -75,10 +75,11 @@ def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
     processes when ``config.num_workers`` asks for shards or the worlds' code is contained
     (``EnvConfig.isolation``). ``tasks`` limits the task indices resets may use per world (a
     split's subset; None: every task)."""
-    contained = config.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
-    if config.num_workers or contained:
+    sharding = config.sharding
+    contained = sharding.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
+    if sharding.num_workers or contained:
         return ShardedRuntime(world_set, worlds, num_instances, config,
-                              max(1, config.num_workers), contained=contained, tasks=tasks)
+                              max(1, sharding.num_workers), contained=contained, tasks=tasks)
     return WorldRuntime(world_set, worlds, num_instances, config, tasks=tasks)
 
 

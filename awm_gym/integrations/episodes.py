@@ -40,6 +40,7 @@ import gymnasium as gym
 from awm_gym import info_keys as K
 from awm_gym.envs.protocol import Runtime, StepOutcome
 from awm_gym.errors import EnvUsageError
+from awm_gym.scoring import StepEnd, step_reward
 
 logger = logging.getLogger(__name__)
 
@@ -196,8 +197,8 @@ class ToolEpisode:
         if self.result is None and answer is not None:
             self._step(answer)
         if self.result is None:
-            rewards = self._host.config.rewards
-            self.result = EpisodeResult(rewards.truncated, True, False, TRUNCATED_LABEL,
+            end = step_reward(StepEnd.TRUNCATED, self._host.config.rewards)
+            self.result = EpisodeResult(end.reward, bool(end.valid), False, TRUNCATED_LABEL,
                                         {K.WORLD: self.world, K.TASK_IDX: self.task_idx})
         return self.result
 

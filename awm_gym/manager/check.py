@@ -387,7 +387,7 @@ def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
 
 def _iter_reports(world_set: WorldSet, names: list[str], config: EnvConfig
                   ) -> Iterator[WorldReport]:
-    if config.is_contained(world_set.root, get_world_set(None).root):
+    if config.sharding.is_contained(world_set.root, get_world_set(None).root):
         yield from _iter_contained(world_set, names, config)
         return
     with VerifierPool(num_workers=config.verifier_workers,

@@ -18,9 +18,9 @@ import warnings
 
 from awm_gym import containment
 from awm_gym.envs import wire
+from awm_gym.envs.prepared import probe_world_of_set
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.scratch_quota import ScratchQuota
-from awm_gym.envs.runtime import probe_world_of_set
 from awm_gym.envs.shard_worker import receive_message
 from awm_gym.envs.worker_process import open_worker_streams
 from awm_gym.errors import UnknownWorldError, WorldLoadError
@@ -45,7 +45,7 @@ def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
     pool = VerifierPool(num_workers=config.verifier_workers, timeout_s=config.verifier_timeout_s,
                         state_dir=shm)
     policy = containment.ContainmentPolicy(
-        scratch_dir=scratch, memory_mb=config.worker_memory_mb,
+        scratch_dir=scratch, memory_mb=config.sharding.worker_memory_mb,
         read_paths=(os.path.realpath(world_set.root), cache), write_paths=(cache, shm),
         blocks_network=config.judge is None, file_size_mb=config.scratch_quota_mb,
         signals_helpers=True)

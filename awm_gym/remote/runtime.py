@@ -24,7 +24,7 @@ from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.shards import WORKER_ERROR
 from awm_gym.errors import EnvUsageError, UnknownWorldError
 from awm_gym.remote.client import RemoteError, SessionClient, SessionLostError
-from awm_gym.scoring.rewards import RewardConfig
+from awm_gym.scoring.rewards import RewardConfig, StepEnd, step_reward
 
 logger = logging.getLogger(__name__)
 
@@ -217,10 +217,10 @@ class RemoteRuntime:
         if client is not None:
             client.close()
         logger.warning("instance %d lost its session (%s); it must be reset", i, error)
+        end = step_reward(StepEnd.UNSCORED, self.config.rewards)
         return StepOutcome(f"Error: the session with the world server was lost ({error}); the "
-                           "episode cannot continue.", self.config.rewards.unscored, False, True,
-                           {K.WORLD: self.worlds[0], WORKER_ERROR: str(error),
-                            K.REWARD_VALID: False})
+                           "episode cannot continue.", end.reward, False, True,
+                           {K.WORLD: self.worlds[0], WORKER_ERROR: str(error), **end.info})
 
     def close(self) -> None:
         """Close every session (safe to call twice)."""

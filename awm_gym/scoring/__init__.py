@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from awm_gym.scoring.judge import JudgeConfig, JudgeRequest, LLMJudge, criteria_from_raw_response
-from awm_gym.scoring.rewards import RewardConfig
+from awm_gym.scoring.rewards import RewardConfig, StepEnd, StepReward, step_reward
 from awm_gym.scoring.rubrics import Rubric
 from awm_gym.scoring.scorer import Scorer
 from awm_gym.scoring.verifier_pool import VerifierPool, VerifierResult, VerifyJob
 
 __all__ = ["JudgeConfig", "JudgeRequest", "LLMJudge", "criteria_from_raw_response",
-           "RewardConfig", "Rubric", "Scorer", "VerifierPool", "VerifierResult", "VerifyJob"]
+           "RewardConfig", "Rubric", "Scorer", "StepEnd", "StepReward", "VerifierPool",
+           "VerifierResult", "VerifyJob", "step_reward"]

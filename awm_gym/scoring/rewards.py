@@ -1,4 +1,5 @@
-"""How a finished episode's verifier labels become a reward: modes, the reward table, its rubric.
+"""Every reward decision: a finished episode's labels (the reward table, its rubric) and the
+rewards of steps that end an episode without a final answer (:func:`step_reward`).
 
 The default reward is a rubric like any other (:class:`RewardTableRubric`): a code-mode verifier's
 ``complete`` / ``others`` and the LLM judge's four labels map through :class:`RewardConfig`; any
@@ -13,16 +14,21 @@ Example:
     0.1
     >>> rubric.score(EpisodeOutcome("done", code_label="verifier_error")) is None
     True
+    >>> step_reward(StepEnd.FORMAT_ERROR, RewardConfig())
+    StepReward(reward=-1.0, valid=True)
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+from typing import Any
 
+from awm_gym import info_keys as K
 from awm_gym.scoring.rubrics import EpisodeOutcome, Rubric
 from awm_gym.vocab import JudgeLabel, VerifierLabel
 
-__all__ = ["RewardConfig", "RewardTableRubric"]
+__all__ = ["RewardConfig", "RewardTableRubric", "StepEnd", "StepReward", "step_reward"]
 
 
 @dataclass(frozen=True)
@@ -79,3 +85,53 @@ class RewardTableRubric(Rubric):
     def deciding_label(episode: EpisodeOutcome) -> str | None:
         """The label the table read: the code verifier's, else the judge's."""
         return episode.code_label if episode.code_label is not None else episode.judge_label
+
+
+class StepEnd(enum.StrEnum):
+    """How a step that is not a final answer stands for its reward."""
+
+    ONGOING = "ongoing"
+    """The episode goes on: reward 0, no verdict yet."""
+    TRUNCATED = "truncated"
+    """The step limit ended the episode: ``rewards.truncated``, a valid reward."""
+    FORMAT_ERROR = "format_error"
+    """A malformed action ended the episode: ``rewards.format_error``, a valid reward."""
+    UNSCORED = "unscored"
+    """The episode ended without anything to score (the action could not be handled, a worker
+    or session was lost): ``rewards.unscored``, not a valid reward."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepReward:
+    """A step's reward and whether it counts (None: no verdict yet, the episode goes on)."""
+
+    reward: float
+    valid: bool | None
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """The info keys this reward adds: ``reward_valid`` once there is a verdict."""
+        return {} if self.valid is None else {K.REWARD_VALID: self.valid}
+
+
+def step_reward(end: StepEnd, rewards: RewardConfig) -> StepReward:
+    """The reward of a step that is not a final answer (final answers go to the
+    :class:`~awm_gym.scoring.scorer.Scorer`).
+
+    Example:
+        >>> step_reward(StepEnd.ONGOING, RewardConfig()).info
+        {}
+        >>> step_reward(StepEnd.UNSCORED, RewardConfig()).info
+        {'reward_valid': False}
+    """
+    if end is StepEnd.ONGOING:
+        return StepReward(0.0, None)
+    reward, valid = _STEP_TABLE[end]
+    return StepReward(getattr(rewards, reward), valid)
+
+
+_STEP_TABLE: dict[StepEnd, tuple[str, bool]] = {
+    StepEnd.TRUNCATED: ("truncated", True),
+    StepEnd.FORMAT_ERROR: ("format_error", True),
+    StepEnd.UNSCORED: ("unscored", False),
+}

@@ -20,7 +20,7 @@ A :class:`ToolHost` owns one world's app in this process:
 
 Example:
     >>> from awm_gym import EnvConfig, get_world_set
-    >>> from awm_gym.envs.runtime import get_prepared_world
+    >>> from awm_gym.envs import get_prepared_world
     >>> world = get_prepared_world(get_world_set()["spotify"], EnvConfig())
     >>> slot = world.open_slot(step_s=1.0)
     >>> print(world.host.call(slot, "get_track", {"track_id": "x"}).text)
@@ -361,7 +361,7 @@ class PreparedWorld:
 
     Example:
         >>> from awm_gym import EnvConfig, get_world_set
-        >>> from awm_gym.envs.runtime import get_prepared_world
+        >>> from awm_gym.envs import get_prepared_world
         >>> world = get_prepared_world(get_world_set()["spotify"], EnvConfig())
         >>> slot = world.open_slot(step_s=1.0)
         >>> slot.clock.now == world.base_time

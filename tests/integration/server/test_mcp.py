@@ -16,7 +16,7 @@ from mcp import ClientSession
 
 import awm_gym
 from awm_gym import EnvConfig
-from awm_gym.envs.runtime import get_prepared_world
+from awm_gym.envs import get_prepared_world
 from awm_gym.remote import RemoteError, list_mcp_tools
 from awm_gym.server import ServerConfig
 from awm_gym.server.process import ServerProcess

@@ -12,7 +12,7 @@ import pytest
 
 import awm_gym
 from awm_gym import EnvConfig
-from awm_gym.envs.runtime import get_prepared_world
+from awm_gym.envs import get_prepared_world
 from awm_gym.tools.catalogue import Catalogue, CatalogueCache, build_catalogue, format_tools_text
 
 REPO = Path(__file__).resolve().parents[3]

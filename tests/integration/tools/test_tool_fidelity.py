@@ -35,7 +35,7 @@ import pytest
 
 import awm_gym
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.runtime import get_prepared_world
+from awm_gym.envs import get_prepared_world
 from awm_gym.tools.catalogue import build_catalogue
 from awm_gym.tools.db_routing import DatabaseSlot, bind_database
 from awm_gym.tools.dispatch import ToolResult

@@ -19,7 +19,7 @@ import pytest
 
 import awm_gym
 from awm_gym import EnvConfig, WorldLoadError, WorldSkippedWarning
-from awm_gym.envs.runtime import get_prepared_world
+from awm_gym.envs import get_prepared_world
 from awm_gym.manager.check import check_world
 
 WILD = str(Path(__file__).resolve().parents[2] / "fixtures" / "worlds" / "wild")
