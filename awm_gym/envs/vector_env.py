@@ -78,9 +78,32 @@ def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
     sharding = config.sharding
     contained = sharding.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
     if sharding.num_workers or contained:
-        return ShardedRuntime(world_set, worlds, num_instances, config,
-                              max(1, sharding.num_workers), contained=contained, tasks=tasks)
+        workers = sharding.num_workers or contained_workers(num_instances)
+        return ShardedRuntime(world_set, worlds, num_instances, config, workers,
+                              contained=contained, tasks=tasks)
     return WorldRuntime(world_set, worlds, num_instances, config, tasks=tasks)
+
+
+INSTANCES_PER_CONTAINED_WORKER = 32
+"""With ``num_workers=0`` a contained runtime starts one worker per this many instances, up to
+one per core: contained calls pay a pipe round trip anyway, so a second worker runs the batch
+on a second core (256 spotify calls: 0.66x the in-process step time with 2 workers on 2
+cores, 1.26x with one; docs/benchmarks.md), while a small env keeps one worker's start-up."""
+
+
+def contained_workers(num_instances: int, cores: int | None = None) -> int:
+    """Workers of a contained runtime when ``num_workers`` is 0: one per
+    :data:`INSTANCES_PER_CONTAINED_WORKER` instances, at least 1, at most one per core.
+
+    Example:
+        >>> [contained_workers(n, cores=2) for n in (1, 32, 33, 1024)]
+        [1, 1, 2, 2]
+    """
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+            (os.cpu_count() or 1)
+    wanted = -(-num_instances // INSTANCES_PER_CONTAINED_WORKER)
+    return max(1, min(cores, wanted))
 
 
 class AWMVectorEnv(VectorEnv):

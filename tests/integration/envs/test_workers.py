@@ -56,3 +56,16 @@ def test_sharded_matches_in_process(tiny_path: str) -> None:
         finally:
             envs.close()
     assert results[0] == results[1]
+
+
+def test_a_contained_set_uses_a_worker_per_32_instances_by_default(tiny_path: str) -> None:
+    from awm_gym.envs.vector_env import contained_workers
+
+    envs = AWMVectorEnv(num_envs=64, world_set=tiny_path, worlds=["notes_app"])
+    try:
+        assert len(envs.runtime._shards) == contained_workers(64) >= 1
+        obs, _ = envs.reset(seed=list(range(64)), options={"task_idx": 0})
+        obs, reward, *_ = envs.step([_call("list_notebooks")] * 64)
+        assert len(set(obs)) == 1 and reward.tolist() == [0.0] * 64  # every shard answers alike
+    finally:
+        envs.close()

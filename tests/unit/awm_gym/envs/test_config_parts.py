@@ -77,3 +77,11 @@ def test_make_vec_takes_the_flat_keywords() -> None:
         assert infos["reward_valid"].tolist() == [True, True]
     finally:
         envs.close()
+
+
+def test_a_contained_runtime_gets_a_worker_per_32_instances_up_to_one_per_core():
+    from awm_gym.envs.vector_env import contained_workers
+
+    assert [contained_workers(n, cores=4) for n in (1, 32, 33, 100, 128, 129, 4096)] == \
+        [1, 1, 2, 4, 4, 4, 4]
+    assert contained_workers(10_000) >= 1  # the machine's own core count
