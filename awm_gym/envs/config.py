@@ -35,11 +35,12 @@ from awm_gym.scoring.judge import JudgeConfig
 from awm_gym.scoring.rewards import RewardConfig
 from awm_gym.scoring.rubrics import Rubric
 from awm_gym.scoring.scorer import ScoringConfig
+from awm_gym.errors import EnvUsageError
 from awm_gym.vocab import SCORING_MODES, VerifierMode
 from awm_gym.worlds.clock import parse_instant
 
 __all__ = ["EnvConfig", "EpisodeConfig", "ShardingConfig", "Isolation", "Backend",
-           "UnknownToolMode"]
+           "UnknownToolMode", "env_config_from"]
 
 Isolation = Literal["auto", "process", "none"]
 """Where world code runs (see :attr:`EnvConfig.isolation`)."""
@@ -307,3 +308,22 @@ def _judge_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"EnvConfig.judge: unknown field(s) {unknown}; JudgeConfig has "
                          f"{', '.join(known)}.")
     return dict(fields)
+
+
+def env_config_from(options: Mapping[str, Any]) -> EnvConfig:
+    """The :class:`EnvConfig` of an env's keyword options; an unknown option is an
+    :class:`~awm_gym.errors.EnvUsageError` that lists the valid ones.
+
+    Example:
+        >>> env_config_from({"max_episode_steps": 4}).max_episode_steps
+        4
+        >>> env_config_from({"max_steps": 4})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        awm_gym.errors.EnvUsageError: ...unexpected keyword argument 'max_steps'. Valid options are the fields of awm_gym.EnvConfig: ...
+    """
+    try:
+        return EnvConfig(**options)
+    except TypeError as e:
+        raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
+                            f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e

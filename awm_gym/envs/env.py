@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.config import env_config_from
 from awm_gym.envs.protocol import Runtime
 from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
 from awm_gym.envs.runtime import WorldRuntime
@@ -54,11 +54,7 @@ class AWMEnv(gym.Env[str, str]):
                  subset: str | Subset | None = None, split_mismatch: OnMismatch = "error",
                  exclude: Exclusions | str | os.PathLike[str] | None = None,
                  **config: Any) -> None:
-        try:
-            self.config = EnvConfig(**config)
-        except TypeError as e:
-            raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
-                                f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
+        self.config = env_config_from(config)
         sel = select(world_set, worlds, split, subset, split_mismatch, exclude)
         self.excluded_tasks = sel.excluded
         ws = sel.world_set

@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.config import EnvConfig, env_config_from
 from awm_gym.envs.protocol import Runtime
 from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
 from awm_gym.envs.runtime import WorldRuntime
@@ -151,11 +151,7 @@ class AWMVectorEnv(VectorEnv):
                  **config: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise EnvUsageError(f"num_envs={num_envs!r}: must be a positive int.")
-        try:
-            self.config = EnvConfig(**config)
-        except TypeError as e:
-            raise EnvUsageError(f"{e}. Valid options are the fields of awm_gym.EnvConfig: "
-                                f"{', '.join(EnvConfig.__dataclass_fields__)}.") from e
+        self.config = env_config_from(config)
         sel = select(world_set, worlds, split, subset, split_mismatch, exclude)
         self.excluded_tasks = sel.excluded
         self.split, self.subset = sel.split, sel.subset
