@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
+from awm_gym.boundary import best_effort
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.prepared import prepare_worlds
 from awm_gym.envs.protocol import StepOutcome
@@ -320,10 +321,9 @@ class WorldRuntime:
             seen.add(world)
             if before_each is not None:
                 before_each(LOADING)
-            try:
+            # on failure the action's own step reports what went wrong
+            with best_effort("loading world %s before its call", world, log=logger):
                 _ = self._prepared[world].host
-            except Exception:  # noqa: BLE001 - the action's own step reports what went wrong
-                logger.debug("loading world %s before its call failed", world, exc_info=True)
         return early
 
     def count_lost_turn(self, i: int) -> bool:

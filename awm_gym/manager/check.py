@@ -46,6 +46,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 
 from awm_gym import info_keys as K
+from awm_gym.boundary import best_effort
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
@@ -399,11 +400,10 @@ def _iter_reports(world_set: WorldSet, names: list[str], config: EnvConfig
 def _digest(world_set: WorldSet, name: str) -> str:
     """The world's digest, computed here from its rows (an exclusion file needs it; never taken
     from a contained worker's report)."""
-    try:
-        return world_digest(world_set, name)
-    except Exception:  # noqa: BLE001 - a world that cannot be parsed has no digest to record
-        logger.debug("no digest for %s", name, exc_info=True)
-        return ""
+    digest = ""  # a world that cannot be parsed has no digest to record
+    with best_effort("computing the digest of %s", name, log=logger):
+        digest = world_digest(world_set, name)
+    return digest
 
 
 _WORLD_CHECK_S = 1800.0

@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.boundary import Failure, capture
 from awm_gym.errors import ToolHostError, WorldLoadError
 from awm_gym.tools.catalogue import Catalogue, CatalogueCache
 from awm_gym.tools.db_routing import (
@@ -245,10 +246,9 @@ def module_state(module: types.ModuleType) -> dict[str, str]:
     for name, value in vars(module).items():
         if name.startswith("__") or not isinstance(value, _PLAIN):
             continue
-        try:
-            state[name] = repr(value)[:10_000]
-        except Exception:  # noqa: BLE001 - a hostile __repr__ is not ours to fix
-            state[name] = f"<unrepresentable {type(value).__name__}>"
+        text = capture(repr, value)  # a hostile __repr__ is not ours to fix
+        state[name] = f"<unrepresentable {type(value).__name__}>" \
+            if isinstance(text, Failure) else text[:10_000]
     return state
 
 
