@@ -74,7 +74,7 @@ class Failure:
         error: the exception itself (its ``__traceback__`` included).
     """
 
-    error: BaseException
+    error: Exception
 
     @property
     def kind(self) -> str:
