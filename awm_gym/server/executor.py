@@ -150,7 +150,7 @@ class RuntimeLoop:
                     self._deliver(job, *job.args)
             if steps:
                 self._run_steps(steps)
-        except BaseException as e:  # noqa: BLE001 - Ctrl-C, SystemExit: fail the batch with e, re-raise
+        except BaseException as e:  # noqa: BLE001 - Ctrl-C, SystemExit: fail the batch, re-raise
             for job in batch:
                 if not job.future.done():
                     self._post(job, None, RuntimeError(f"the server stopped: {e!r}"))

@@ -403,7 +403,7 @@ def _enter_dependency(call: Any) -> tuple[Any, Any]:
                 gen.throw(exc)
             except StopIteration:
                 return
-            except BaseException as raised:  # noqa: BLE001 - the thrown one coming back is the normal end
+            except BaseException as raised:  # noqa: BLE001 - the thrown one back is the normal end
                 if raised is not exc:
                     raise
         return value, exit_gen
@@ -416,7 +416,7 @@ def _enter_dependency(call: Any) -> tuple[Any, Any]:
                 _drive(agen.__anext__() if exc is None else agen.athrow(exc))
             except StopAsyncIteration:
                 return
-            except BaseException as raised:  # noqa: BLE001 - the thrown one coming back is the normal end
+            except BaseException as raised:  # noqa: BLE001 - the thrown one back is the normal end
                 if raised is not exc:
                     raise
         return value, exit_agen

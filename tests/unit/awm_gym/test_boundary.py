@@ -68,7 +68,8 @@ def test_best_effort_lets_interrupts_through(error: BaseException) -> None:
 
 
 def test_reraise_as_names_the_boundary_and_keeps_the_cause() -> None:
-    with pytest.raises(WorldLoadError, match=r"^World 'w' cannot be loaded: KeyError: 'x'$") as info:
+    expected = r"^World 'w' cannot be loaded: KeyError: 'x'$"
+    with pytest.raises(WorldLoadError, match=expected) as info:
         with reraise_as(WorldLoadError, lambda e: f"World 'w' cannot be loaded: {describe(e)}"):
             {}["x"]
     assert isinstance(info.value.__cause__, KeyError)
