@@ -32,6 +32,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from awm_gym.boundary import closing_on_error
 from awm_gym.cli import main as awm_main
 from awm_gym.cli_config import add_config_arguments, config_from_args
 from awm_gym.errors import CommandLineError
@@ -204,12 +205,9 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     if options.world_set:
         kwargs["world_set"] = options.world_set
     envs = gym.make_vec("AWM/mix-v0", num_envs=1, **kwargs)
-    try:
+    with closing_on_error(envs.close):
         policy = OpenAIPolicy(options.endpoint, ChatFormatConfig(
             history_turns=options.window, catalogue=options.catalogue), options.sampling)
-    except BaseException:
-        envs.close()
-        raise
     try:
         world = envs.runtime.world_set[options.world].name
         task_idx = _resolve_task(list(envs.runtime.world_set[world].tasks), options.task, world)

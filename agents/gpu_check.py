@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from awm_gym.boundary import Failure, capture
+
 __all__ = ["ModelShape", "SHAPES", "shrink", "check_process_group", "check_merged_sync",
            "run_grpo_steps", "main"]
 
@@ -383,13 +385,12 @@ def _run_shapes(report: _Report, shapes: list[ModelShape], model_dirs: dict[str,
         if device.startswith("cuda"):
             torch.cuda.reset_peak_memory_stats()
         run_dir = out / f"run_{shape.name}"
-        try:
-            row = run_grpo_steps(shape, str(model_dirs[shape.name]), run_dir, device, dtype,
-                                 steps, sft_epochs=2 if args.dry_run else None,
-                                 groups=args.groups, max_turns=args.max_turns)
-        except Exception as e:  # noqa: BLE001 - report every shape, then fail
-            logger.exception("GRPO on %s failed", shape.name)
-            report.failures.append(f"{shape.name}: {type(e).__name__}: {e}")
+        row = capture(run_grpo_steps, shape, str(model_dirs[shape.name]), run_dir, device,
+                      dtype, steps, sft_epochs=2 if args.dry_run else None,
+                      groups=args.groups, max_turns=args.max_turns)
+        if isinstance(row, Failure):  # report every shape, then fail
+            logger.error("GRPO on %s failed", shape.name, exc_info=row.error)
+            report.failures.append(f"{shape.name}: {row.text}")
             continue
         row["parameters"] = _parameters(model_dirs[shape.name])
         row["peak_gb"] = (round(torch.cuda.max_memory_allocated() / 2**30, 1)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from awm_gym.atomic_io import write_text_atomic
+from awm_gym.boundary import closing_on_error
 from awm_gym.envs import get_world_set
 from awm_gym.worlds import Split, Subset, load_split, split_worlds
 
@@ -130,16 +131,16 @@ def _eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: Any,
     per_task = evaluation.val_episodes_per_task or evaluation.episodes_per_task
     held = {Subset.VAL_TASKS: [w for w in train_envs.runtime.worlds if w in split.val_tasks],
             Subset.VAL_WORLDS: list(split.val_worlds)}
-    try:
+    def close_all() -> None:
+        for envs in out.values():
+            envs.close()
+
+    with closing_on_error(close_all):
         for subset, worlds in held.items():
             if worlds:
                 n = sum(len(split.tasks(subset)[w]) for w in worlds)
                 out[subset.value] = make_envs(rollout, _eval_width(per_task * n), split,
                                               subset, worlds)
-    except BaseException:
-        for envs in out.values():
-            envs.close()
-        raise
     return out
 
 
@@ -269,12 +270,9 @@ def _rollout_policy(kind: BackendKind, model: Any, tokenizer: Any, start_path: s
         from .precision import check_sampler_dtype
 
         train = VLLMPolicy(start_path, chat, sampling, vllm, dtype=model_cfg.dtype)
-        try:  # vLLM reports the precision it really runs in
+        with closing_on_error(train.close):  # vLLM reports the precision it really runs in
             check_sampler_dtype(model_cfg.dtype, train.backend.dtype,
                                 model_cfg.allow_dtype_mismatch, "the vLLM engine")
-        except Exception:
-            train.close()
-            raise
         return train
     from .policies.hf_policy import HFPolicy
 
@@ -374,11 +372,8 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
         split.save(out / "split.json")
     train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step // world.world_size,
                            split, Subset.TRAIN if split is not None else None)
-    try:
+    with closing_on_error(train_envs.close):
         eval_envs = _eval_envs(cfg.rollout, cfg.eval, train_envs, split)
-    except BaseException:
-        train_envs.close()
-        raise
     timings: dict[str, float] = {}
     try:
         summary = _train(cfg, out, world, checkpoint, split, train_envs, eval_envs, sink, timings)

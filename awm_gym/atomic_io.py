@@ -15,10 +15,13 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import threading
 from pathlib import Path
+
+from awm_gym.boundary import closing_on_error
 
 __all__ = ["write_bytes_atomic", "write_text_atomic", "make_temp_dir", "shared_mode",
            "process_umask"]
@@ -81,7 +84,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, fsync: bool
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
+    with closing_on_error(lambda: _remove_quietly(tmp)):
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             if fsync:
@@ -89,12 +92,11 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, fsync: bool
                 os.fsync(handle.fileno())
         os.chmod(tmp, shared_mode())  # mkstemp made it 0600
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+
+
+def _remove_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, fsync: bool = False) -> None:

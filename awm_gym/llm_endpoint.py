@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from awm_gym.boundary import best_effort
 from awm_gym.errors import ProviderError
 
 logger = logging.getLogger(__name__)
@@ -229,10 +230,8 @@ class BackgroundLoop:
         if self._closed:
             return
         for client in clients:
-            try:
+            with best_effort("closing an LLM client", log=logger):  # a dead pool is no error
                 self.run(client.close())
-            except Exception:  # noqa: BLE001 - closing a dead connection pool is not an error
-                logger.debug("closing an LLM client failed", exc_info=True)
         self._closed = True
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)

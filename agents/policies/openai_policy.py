@@ -26,6 +26,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from awm_gym.boundary import closing_on_error
 from awm_gym.errors import ProviderError
 from awm_gym.llm_endpoint import BackgroundLoop, LLMEndpoint, call_with_retries, make_async_client
 
@@ -61,11 +62,8 @@ class OpenAIBackend:
         self._client = make_async_client(endpoint)
         self.requests = 0
         self.retries = 0
-        try:
+        with closing_on_error(self.close):
             self.model, owner = self._loop.run(self._resolve_model(vllm_extras))
-        except BaseException:
-            self.close()
-            raise
         self.vllm_extras = (owner == "vllm") if vllm_extras is None else vllm_extras
 
     async def _resolve_model(self, vllm_extras: bool | None) -> tuple[str, str | None]:

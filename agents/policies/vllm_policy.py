@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.boundary import reraise_as
 from awm_gym.vocab import coerce_enum
 
 from ..chat_format import ChatFormatConfig, ChatRenderer
@@ -211,10 +212,9 @@ class VLLMBackend:
         else:
             kwargs.update(gpu_memory_utilization=engine.gpu_memory_utilization)
         start = time.perf_counter()
-        try:
+        # vLLM raises many types when a model will not load
+        with reraise_as(ModelLoadError, lambda e: f"vLLM could not load {model_path!r}: {e}"):
             self.llm = LLM(**kwargs)
-        except Exception as e:  # noqa: BLE001 - vLLM raises many types when a model will not load
-            raise ModelLoadError(f"vLLM could not load {model_path!r}: {e}") from e
         logger.info("vLLM engine up in %.1fs (%s)", time.perf_counter() - start,
                     "cpu" if on_cpu else "gpu")
         self.sampling = sampling

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from awm_gym.boundary import describe, reraise_as
 from awm_gym.envs.config import EnvConfig
 from awm_gym.errors import UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.tools.catalogue import CatalogueCache
@@ -113,15 +114,11 @@ def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> Prepa
 
             def load_host(world: PreparedWorld) -> Any:
                 wdef = world_set[name]
-                try:
+                with reraise_as(WorldLoadError,
+                                lambda e: f"World {name!r} cannot be loaded: {describe(e)}"):
                     _probe(wdef, config)
                     return load_host_on(wdef, world.template, world.report,
                                         config.tool_timeout_s, world.catalogue)
-                except WorldLoadError:
-                    raise
-                except Exception as e:  # noqa: BLE001 - the boundary of one world
-                    raise WorldLoadError(f"World {name!r} cannot be loaded: "
-                                         f"{type(e).__name__}: {e}") from e
 
             prepared = PreparedWorld(name, load_template=load_template,
                                      load_catalogue=load_catalogue, load_host=load_host)

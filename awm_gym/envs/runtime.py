@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awm_gym import info_keys as K
+from awm_gym.boundary import Failure, best_effort, capture, describe
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.prepared import prepare_worlds
 from awm_gym.envs.protocol import StepOutcome
@@ -296,10 +297,9 @@ class WorldRuntime:
     def _parse(self, world: str, action: Any) -> Action | Exception:
         """``action`` parsed against ``world``'s tools, or the exception parsing raised (its
         step reports it, see :meth:`_step_one`)."""
-        try:
-            return parse_action(action, self.tool_names(world), self.episode.max_action_chars)
-        except Exception as e:  # noqa: BLE001 - the boundary: one action must not break a batch
-            return e
+        parsed = capture(parse_action, action, self.tool_names(world),
+                         self.episode.max_action_chars)
+        return parsed.error if isinstance(parsed, Failure) else parsed
 
     def _load_called_worlds(self, indices: Sequence[int], actions: Sequence[Any],
                             before_each: Callable[[int], None] | None
@@ -320,10 +320,9 @@ class WorldRuntime:
             seen.add(world)
             if before_each is not None:
                 before_each(LOADING)
-            try:
+            # on failure the action's own step reports what went wrong
+            with best_effort("loading world %s before its call", world, log=logger):
                 _ = self._prepared[world].host
-            except Exception:  # noqa: BLE001 - the action's own step reports what went wrong
-                logger.debug("loading world %s before its call failed", world, exc_info=True)
         return early
 
     def count_lost_turn(self, i: int) -> bool:
@@ -342,19 +341,18 @@ class WorldRuntime:
         ours) ends this instance's episode with an unscored error observation naming it, and
         the rest of the batch goes on.
         """
-        try:
-            if isinstance(parsed, Exception):
-                raise parsed
-            return self._act(inst, parsed)
-        except Exception as e:  # noqa: BLE001 - the boundary: one action must not break a batch
+        outcome = Failure(parsed) if isinstance(parsed, Exception) else capture(
+            self._act, inst, parsed)
+        if isinstance(outcome, Failure):  # one action must not break a batch
             logger.warning("handling an action of %s task %d failed", inst.world, inst.task_idx,
-                           exc_info=True)
+                           exc_info=outcome.error)
             inst.done = True
-            reason = f"the action could not be handled ({type(e).__name__}: {str(e)[:200]})"
+            reason = f"the action could not be handled ({describe(outcome.error, limit=200)})"
             end = step_reward(StepEnd.UNSCORED, self.config.rewards)
             info = {K.WORLD: inst.world, K.TASK_IDX: inst.task_idx, K.STEP: inst.steps,
                     K.ACTION_KIND: "error", K.ERROR: reason, **end.info}
             return StepOutcome(f"Error: {reason}", end.reward, True, False, info)
+        return outcome
 
     def _act(self, inst: _Instance, parsed: ToolCall | ListTools | UnknownTool | Malformed
              ) -> StepOutcome:

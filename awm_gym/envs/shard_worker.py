@@ -26,6 +26,7 @@ from typing import Any, BinaryIO
 
 from awm_gym import containment
 from awm_gym import info_keys as K
+from awm_gym.boundary import Failure, capture
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
@@ -119,37 +120,38 @@ class ShardWorker:
         """``("ok", reply)``, or ``("error", exception)`` for a request that raised (programmer
         errors travel back to the caller). ``report(pos)`` is called before the action at batch
         position ``pos`` runs (``-1``: before verifying)."""
+        reply = capture(self._dispatch, message, report)  # programmer errors travel back
+        return ("error", reply.error) if isinstance(reply, Failure) else ("ok", reply)
+
+    def _dispatch(self, message: tuple[Any, ...], report: Callable[[int], None] | None) -> Any:
         kind = message[0]
-        try:
-            if kind == "init":
-                reply: Any = self._init(*message[1:])
-            elif kind == "reset":
-                reply = self.runtime.reset(*message[1:])
-            elif kind == "step":
-                reply = self._step(*message[1:], report=report)
-            elif kind == "lost_turn":
-                reply = [self.runtime.count_lost_turn(i) for i in message[1]]
-            elif kind == "tools_text":
-                reply = self.runtime.tools_text(message[1])
-            elif kind == "tools":
-                reply = self.runtime.tools(message[1])
-            elif kind == "snapshot":
-                reply = self.runtime.snapshot(message[1])
-            elif kind == "template":
-                reply = self.runtime.template(message[1])
-            elif kind == "title":
-                reply = self.runtime.title(message[1])
-            elif kind == "call_tool":
-                reply = self.runtime.call_tool(*message[1:], before_call=report)
-                if self.quota is not None and self.quota.exceeded():
-                    reply = (self.quota.message(), True)
-            elif kind == "end_tool_session":
-                reply = self.runtime.end_tool_session(message[1])
-            else:
-                raise EnvUsageError(f"unknown worker request {kind!r}")
-        except Exception as e:  # noqa: BLE001 - programmer errors travel back to the caller
-            return "error", e
-        return "ok", reply
+        if kind == "init":
+            reply: Any = self._init(*message[1:])
+        elif kind == "reset":
+            reply = self.runtime.reset(*message[1:])
+        elif kind == "step":
+            reply = self._step(*message[1:], report=report)
+        elif kind == "lost_turn":
+            reply = [self.runtime.count_lost_turn(i) for i in message[1]]
+        elif kind == "tools_text":
+            reply = self.runtime.tools_text(message[1])
+        elif kind == "tools":
+            reply = self.runtime.tools(message[1])
+        elif kind == "snapshot":
+            reply = self.runtime.snapshot(message[1])
+        elif kind == "template":
+            reply = self.runtime.template(message[1])
+        elif kind == "title":
+            reply = self.runtime.title(message[1])
+        elif kind == "call_tool":
+            reply = self.runtime.call_tool(*message[1:], before_call=report)
+            if self.quota is not None and self.quota.exceeded():
+                reply = (self.quota.message(), True)
+        elif kind == "end_tool_session":
+            reply = self.runtime.end_tool_session(message[1])
+        else:
+            raise EnvUsageError(f"unknown worker request {kind!r}")
+        return reply
 
     def _step(self, indices: list[int], actions: list[Any],
               report: Callable[[int], None] | None) -> list[StepOutcome]:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from awm_gym import info_keys as K
+from awm_gym.boundary import best_effort
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.prepared import world_is_cached
@@ -582,9 +583,8 @@ def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvCo
     builders = [_Shard((world_set.root, cold[k::count], config, contained, None, True),
                        range(1)) for k in range(count)]
     for builder in builders:
-        try:
-            builder.reply(time.monotonic() + 3600)
-        except Exception:  # noqa: BLE001 - a world that cannot be built is the shard's to report
-            logger.debug("a builder process failed", exc_info=True)
+        try:  # a world that cannot be built is the shard's to report
+            with best_effort("a builder process", log=logger):
+                builder.reply(time.monotonic() + 3600)
         finally:
             builder.close()

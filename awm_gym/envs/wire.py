@@ -26,6 +26,7 @@ import time
 from typing import Any, BinaryIO
 
 from awm_gym import errors
+from awm_gym.boundary import Failure, best_effort, capture
 from awm_gym.envs.protocol import StepOutcome
 
 __all__ = ["HEADER", "MAX_JSON_BYTES", "MAX_BLOB_BYTES", "ProtocolError", "decode_reply",
@@ -96,10 +97,10 @@ def read_json_frame(stream: BinaryIO, deadline: float) -> Any:
 
 
 def _message(e: BaseException) -> str:
-    try:
-        return str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
-    except Exception:  # noqa: BLE001 - a broken __str__ of world code's exception
-        return ""
+    message = ""  # what a broken __str__ of world code's exception leaves
+    with best_effort("writing an exception's message", log=None):
+        message = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+    return message
 
 
 def _fallback(value: Any) -> Any:
@@ -143,10 +144,9 @@ def _rebuild_error(name: str, message: str) -> Exception:
         cls = getattr(builtins, name) if name in _BUILTIN_ERRORS else None
     if cls is None:
         return errors.EnvUsageError(f"{name} in a worker: {message}")
-    try:
-        return cls(message)
-    except Exception:  # noqa: BLE001 - a class whose constructor wants more
-        return errors.EnvUsageError(f"{name} in a worker: {message}")
+    rebuilt = capture(cls, message)  # fails for a class whose constructor wants more
+    return errors.EnvUsageError(f"{name} in a worker: {message}") \
+        if isinstance(rebuilt, Failure) else rebuilt
 
 
 def _is_info(value: Any) -> bool:

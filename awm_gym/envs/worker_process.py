@@ -27,6 +27,7 @@ import tempfile
 from typing import BinaryIO
 
 from awm_gym import containment
+from awm_gym.boundary import closing_on_error
 
 logger = logging.getLogger(__name__)
 
@@ -62,19 +63,21 @@ class WorkerProcess:
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
         env = containment.scrubbed_environment(self.scratch) if contained else None
+
+        def discard() -> None:
+            for fd in (request_w, reply_r):
+                os.close(fd)
+            for path in (self.scratch, self.shm):
+                shutil.rmtree(path, ignore_errors=True)
+
         try:
-            with open(os.path.join(self.scratch, "worker.log"), "ab") as log:
+            with closing_on_error(discard), \
+                    open(os.path.join(self.scratch, "worker.log"), "ab") as log:
                 self.proc = subprocess.Popen(
                     worker_command(module, str(request_r), str(reply_w), self.scratch,
                                    self.shm),
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
                     pass_fds=(request_r, reply_w), start_new_session=True)
-        except BaseException:
-            for fd in (request_w, reply_r):
-                os.close(fd)
-            for path in (self.scratch, self.shm):
-                shutil.rmtree(path, ignore_errors=True)
-            raise
         finally:
             os.close(request_r)
             os.close(reply_w)

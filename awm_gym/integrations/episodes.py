@@ -38,6 +38,7 @@ from typing import Any
 import gymnasium as gym
 
 from awm_gym import info_keys as K
+from awm_gym.boundary import closing_on_error
 from awm_gym.envs.protocol import Runtime, StepOutcome
 from awm_gym.errors import EnvUsageError
 from awm_gym.scoring import StepEnd, step_reward
@@ -294,11 +295,8 @@ class EpisodeHost:
                     "Close finished ones (episode.close()) or create the host with a larger "
                     "capacity.")
             index = self._free.pop()
-        try:
+        with closing_on_error(lambda: self._release(index)):
             [(task, info)] = self.runtime.reset([index], [seed], [task_idx], [world])
-        except Exception:
-            self._release(index)
-            raise
         return ToolEpisode(self, index, str(info[K.WORLD]), int(info[K.TASK_IDX]), seed, task)
 
     def _release(self, index: int) -> None:

@@ -46,6 +46,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 
 from awm_gym import info_keys as K
+from awm_gym.boundary import Failure, best_effort, capture
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
@@ -354,13 +355,13 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
 def check_one_guarded(world_set: WorldSet, name: str, config: EnvConfig, pool: VerifierPool
                       ) -> WorldReport:
     """The report of one world; anything its check raises becomes a ``check_failed`` error."""
-    try:
-        return _check_one(world_set, name, config, pool)
-    except Exception as e:  # noqa: BLE001 - the boundary: one world must not stop the set
-        logger.debug("checking %s raised", name, exc_info=True)  # also in the report
-        return WorldReport(name, (Finding(
-            Severity.ERROR, "check_failed", f"checking this world raised {type(e).__name__}: {e}",
-            detail=traceback.format_exc()),))
+    report = capture(_check_one, world_set, name, config, pool)  # one world must not stop the set
+    if not isinstance(report, Failure):
+        return report
+    logger.debug("checking %s raised", name, exc_info=report.error)  # also in the report
+    return WorldReport(name, (Finding(
+        Severity.ERROR, "check_failed", f"checking this world raised {report.text}",
+        detail="".join(traceback.format_exception(report.error))),))
 
 
 def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
@@ -399,11 +400,10 @@ def _iter_reports(world_set: WorldSet, names: list[str], config: EnvConfig
 def _digest(world_set: WorldSet, name: str) -> str:
     """The world's digest, computed here from its rows (an exclusion file needs it; never taken
     from a contained worker's report)."""
-    try:
-        return world_digest(world_set, name)
-    except Exception:  # noqa: BLE001 - a world that cannot be parsed has no digest to record
-        logger.debug("no digest for %s", name, exc_info=True)
-        return ""
+    digest = ""  # a world that cannot be parsed has no digest to record
+    with best_effort("computing the digest of %s", name, log=logger):
+        digest = world_digest(world_set, name)
+    return digest
 
 
 _WORLD_CHECK_S = 1800.0

@@ -54,6 +54,7 @@ from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.atomic_io import write_text_atomic
+from awm_gym.boundary import closing_on_error
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.db_diff import DatabaseDiff
 from awm_gym.manager.episode import DEFAULT_INFO_KEYS, REQUIRED_INFO_KEYS, Episode
@@ -203,11 +204,8 @@ class DatasetWriter:
         parent = self.path.parent
         parent.mkdir(parents=True, exist_ok=True)
         self._lock()
-        try:
+        with closing_on_error(self._unlock):
             return self._start()
-        except BaseException:
-            self._unlock()
-            raise
 
     def _lock(self) -> None:
         """Hold ``.<name>.lock`` (``fcntl.flock``) until :meth:`__exit__`: one writer at a time.

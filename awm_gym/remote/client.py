@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from awm_gym.boundary import best_effort
 from awm_gym.errors import AWMGymError
 from awm_gym.wire.auth import auth_headers
 from awm_gym.wire.protocol import ERROR_FRAME, PROTOCOL_VERSION, SESSION_FRAME, encode_frame
@@ -221,33 +222,28 @@ class SessionClient:
         """The error for a closed connection, with the server's last word when it sent one
         (an unsolicited error frame still queued, e.g. SESSION_EXPIRED)."""
         reason, code = f"the connection to {self.url} was lost: {error}", None
-        try:
+        # ends when nothing (more) is queued, or the socket is unusable: expected, not logged
+        with best_effort("reading the server's last frames", log=None):
             while True:
                 frame = json.loads(self._ws.recv(timeout=0))
                 data = frame.get("data") if isinstance(frame, dict) else None
                 if frame.get("type") == ERROR_FRAME and frame.get("id") is None and data:
                     reason = f"the server ended the session: {data.get('message')}"
                     code = data.get("code")
-        except Exception:  # noqa: BLE001 - nothing (more) queued, or the socket is unusable
-            pass
         self._drop()
         return SessionLostError(reason, code)
 
     def _drop(self) -> None:
         ws, self._ws = self._ws, None
         if ws is not None:
-            try:
+            with best_effort("closing a broken session socket", log=logger):
                 self._stack.close()
-            except Exception:  # noqa: BLE001 - closing a broken socket may fail in any way
-                logger.debug("closing a broken session socket failed", exc_info=True)
 
     def close(self) -> None:
         """End the session politely (``close`` request), then the socket; safe to call twice."""
         if self._ws is None:
             return
-        try:
+        with best_effort("saying goodbye", log=None):  # the server may be gone already
             if getattr(self, "info", None) is not None:
                 self._ws.send(encode_frame("close", None))
-        except Exception:  # noqa: BLE001 - the server may be gone already
-            pass
         self._drop()

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from awm_gym import info_keys as K
+from awm_gym.boundary import closing_on_error
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.shards import WORKER_ERROR
@@ -71,12 +72,9 @@ class RemoteRuntime:
         self._timeouts = {"connect_timeout_s": connect_timeout_s,
                           "message_timeout_s": message_timeout_s, "auth_token": auth_token}
         self._clients: list[SessionClient | None] = []
-        try:
+        with closing_on_error(self.close):
             for _ in range(num_instances):
                 self._clients.append(SessionClient(url, **self._timeouts))
-        except BaseException:
-            self.close()
-            raise
         info = self._clients[0].info
         self.worlds = (info.world,)
         self.num_tasks = info.num_tasks

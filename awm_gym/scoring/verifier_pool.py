@@ -65,6 +65,7 @@ except ImportError:  # not POSIX: no stale-directory sweep
     fcntl = None  # type: ignore[assignment]
 
 from awm_gym import containment
+from awm_gym.boundary import closing_on_error, describe, reraise_as
 from awm_gym.errors import VerifierError
 from awm_gym.scoring import verifier_worker
 from awm_gym.scoring.verifier_worker import WORKER_RUN_NAME, KeyLRU
@@ -613,18 +614,18 @@ class VerifierPool:
             target=runpy.run_path, args=(verifier_worker.__file__,), daemon=True, name="awm-verify-worker",
             kwargs={"init_globals": {"_WORKER_ARGS": args}, "run_name": WORKER_RUN_NAME},
         )
-        try:
-            with _main_module_hidden():
-                process.start()
-        except Exception as e:
+
+        def discard() -> None:
             parent_conn.close()
             shutil.rmtree(workdir, ignore_errors=True)
             if lock_fd is not None:
                 os.close(lock_fd)
-            raise VerifierError(
-                f"could not start a verifier worker ({type(e).__name__}: {e}); check free memory "
-                "and the process limit (`ulimit -u`)."
-            ) from e
+
+        try:
+            with closing_on_error(discard), reraise_as(VerifierError, lambda e: (
+                    f"could not start a verifier worker ({describe(e)}); check free memory "
+                    "and the process limit (`ulimit -u`).")), _main_module_hidden():
+                process.start()
         finally:
             child_conn.close()  # the worker holds its own copy; ours would hide its death
         return _Worker(process, parent_conn, workdir, lock_fd,

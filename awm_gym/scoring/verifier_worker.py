@@ -125,6 +125,7 @@ def _load(code: str, function_name: str) -> _Loaded:
     """Exec ``code`` once with AWM's globals and pick out ``function_name``."""
     namespace: dict[str, Any] = {"sqlite3": sqlite3, "json": json, "os": os, "re": re,
                                  "__builtins__": builtins}
+    # not awm_gym.boundary.capture: this worker runs on the standard library alone
     try:
         exec(compile(code, "<verifier>", "exec"), namespace)
     except BaseException as e:  # noqa: BLE001 - the verifier's load-time fault is data
@@ -141,7 +142,7 @@ def _describe_exception(exc: BaseException, code: str) -> str:
     """``Type: message (line N in fn: `source`)`` for the deepest frame in the verifier."""
     try:
         text = f"{type(exc).__name__}: {exc}"
-    except Exception:  # noqa: BLE001 - a verifier's exception class may have a broken __str__
+    except Exception:  # noqa: BLE001 - a broken __str__ (boundary.describe, stdlib-only here)
         text = type(exc).__name__
     frames = traceback.extract_tb(exc.__traceback__)
     ours = [f for f in frames if f.filename == "<verifier>"]

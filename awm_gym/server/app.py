@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
+from awm_gym.boundary import closing_on_error
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.vector_env import make_runtime
 from awm_gym.server.config import ServerConfig
@@ -96,13 +97,10 @@ class WorldServer:
         self.world, self.num_tasks = world_def.name, len(world_def.tasks)
         self.runtime = make_runtime(world_set, [self.world], config.max_sessions, env)
         """``WorldRuntime`` (this process) or ``ShardedRuntime`` (worker processes)."""
-        try:
+        with closing_on_error(self.runtime.close):  # its worker processes too
             self.tools = self.runtime.tools(self.world)
             self.tools_text = self.runtime.tools_text(self.world)
             self.app_title = self.runtime.title(self.world)
-        except BaseException:
-            self.runtime.close()  # its worker processes too
-            raise
         self.tool_names = frozenset(t["name"] for t in self.tools)
         self.containment = getattr(self.runtime, "containment", None)
         """The layers in force in the workers (None: the world runs in this process)."""

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.boundary import Failure, capture
 from awm_gym.errors import EnvUsageError
 
 logger = logging.getLogger(__name__)
@@ -149,7 +150,7 @@ class RuntimeLoop:
                     self._deliver(job, *job.args)
             if steps:
                 self._run_steps(steps)
-        except BaseException as e:  # Ctrl-C twice, SystemExit from generated code: fail the batch
+        except BaseException as e:  # noqa: BLE001 - Ctrl-C, SystemExit: fail the batch, re-raise
             for job in batch:
                 if not job.future.done():
                     self._post(job, None, RuntimeError(f"the server stopped: {e!r}"))
@@ -188,10 +189,9 @@ class RuntimeLoop:
         return self.runtime.step([i], [action])[0]
 
     def _deliver(self, job: _Job, fn: Callable[..., Any], *args: Any) -> None:
-        try:
-            result = fn(*args)
-        except Exception as e:  # noqa: BLE001 - the boundary: the error goes back to the caller
-            self._post(job, None, e)
+        result = capture(fn, *args)  # an error goes back to the caller
+        if isinstance(result, Failure):
+            self._post(job, None, result.error)
         else:
             self._post(job, result, None)
 

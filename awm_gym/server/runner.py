@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from awm_gym.boundary import closing_on_error
 from awm_gym.errors import AWMGymError
 from awm_gym.server.config import ServerConfig
 from awm_gym.server.registry import make_server
@@ -114,11 +115,8 @@ def serve(config: ServerConfig, *, on_ready: Callable[[str], None] | None = None
                        config.host)
     stop = stop if stop is not None else threading.Event()
     sock = bind_socket(config.host, config.port)  # first: a taken port fails before any loading
-    try:
+    with closing_on_error(sock.close):
         server = make_server(config)
-    except BaseException:
-        sock.close()
-        raise
     try:
         uv = uvicorn.Server(uvicorn.Config(
             server.app, ws="websockets-sansio", ws_max_size=config.hard_message_bytes,

@@ -26,6 +26,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from awm_gym.boundary import best_effort
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["Session", "SessionTable"]
@@ -165,12 +167,11 @@ class SessionTable:
             self.reaped += 1
             logger.info("reaping %s session %s (idle for %.1f s)", session.kind,
                         session.session_id, time.monotonic() - session.last_active)
-            try:
-                if session.expire is not None:
-                    await session.expire(session)
-            except Exception:  # noqa: BLE001 - a failing close must not stop the reaper
-                logger.warning("closing idle session %s failed", session.session_id,
-                               exc_info=True)
+            try:  # a failing close must not stop the reaper
+                with best_effort("closing idle session %s", session.session_id, log=logger,
+                                 level=logging.WARNING):
+                    if session.expire is not None:
+                        await session.expire(session)
             finally:
                 self.release(session)
         return len(idle)

@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.boundary import best_effort, describe
 from awm_gym.tools.db_routing import DatabaseSlot, bind_database
 from awm_gym.tools.fast_path import route_is_fast
 from awm_gym.vocab import ToolOutcome
@@ -316,10 +317,8 @@ class Operation:
                     return e.status_code, _ResponseBody(b""), None
                 return e.status_code, {"detail": e.detail}, None
             except Exception as e:  # noqa: BLE001 - the generated handler's fault: a 500, as AWM sees it
-                try:
+                with best_effort("exiting the dependencies of a crashed handler", log=logger):
                     _exit_dependencies(exits, e)
-                except Exception:  # noqa: BLE001
-                    pass
                 return 500, _ResponseBody(_INTERNAL_ERROR.encode()), _describe(e)
 
 
@@ -385,7 +384,7 @@ def _describe(e: BaseException) -> str:
             line = tb.tb_lineno
         tb = tb.tb_next
     where = f" (generated code line {line})" if line else ""
-    return f"{type(e).__name__}: {e}{where}"
+    return f"{describe(e)}{where}"
 
 
 def _enter_dependency(call: Any) -> tuple[Any, Any]:
@@ -404,7 +403,7 @@ def _enter_dependency(call: Any) -> tuple[Any, Any]:
                 gen.throw(exc)
             except StopIteration:
                 return
-            except BaseException as raised:  # noqa: BLE001
+            except BaseException as raised:  # noqa: BLE001 - the thrown one back is the normal end
                 if raised is not exc:
                     raise
         return value, exit_gen
@@ -417,7 +416,7 @@ def _enter_dependency(call: Any) -> tuple[Any, Any]:
                 _drive(agen.__anext__() if exc is None else agen.athrow(exc))
             except StopAsyncIteration:
                 return
-            except BaseException as raised:  # noqa: BLE001
+            except BaseException as raised:  # noqa: BLE001 - the thrown one back is the normal end
                 if raised is not exc:
                     raise
         return value, exit_agen
@@ -486,10 +485,8 @@ def _cleanup(slot: DatabaseSlot) -> None:
     """Roll back and close whatever the handler left open on this instance's database."""
     sessions, slot.open_sessions = slot.open_sessions, []
     for session in sessions:
-        try:
+        with best_effort("closing a leaked session", log=logger):  # must not break the instance
             session.close()
-        except Exception:  # noqa: BLE001 - a broken session must not break the instance
-            logger.debug("closing a leaked session failed", exc_info=True)
     if slot.conn.in_transaction:
         slot.conn.rollback()
 

@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from awm_gym.boundary import Failure, capture, closing_on_error, describe, reraise_as
 from awm_gym.errors import ToolHostError, WorldLoadError
 from awm_gym.tools.catalogue import Catalogue, CatalogueCache
 from awm_gym.tools.db_routing import (
@@ -149,12 +150,11 @@ def load_world_module(name: str, full_code: str, slot: DatabaseSlot,
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sys.modules[module_name] = module  # pydantic resolves annotations through sys.modules
-        try:
-            exec(code, module.__dict__)
-        except BaseException as e:  # noqa: BLE001 - generated code may raise anything, even SystemExit
-            sys.modules.pop(module_name, None)
-            raise WorldLoadError(f"World {name!r}: its generated code raised at import: "
-                                 f"{type(e).__name__}: {e}") from e
+        try:  # generated code may raise anything, even SystemExit
+            with closing_on_error(lambda: sys.modules.pop(module_name, None)), reraise_as(
+                    WorldLoadError, lambda e: f"World {name!r}: its generated code raised at "
+                    f"import: {describe(e)}", catch=BaseException):
+                exec(code, module.__dict__)
         finally:
             slot.open_sessions.clear()
     from fastapi import FastAPI
@@ -245,10 +245,9 @@ def module_state(module: types.ModuleType) -> dict[str, str]:
     for name, value in vars(module).items():
         if name.startswith("__") or not isinstance(value, _PLAIN):
             continue
-        try:
-            state[name] = repr(value)[:10_000]
-        except Exception:  # noqa: BLE001 - a hostile __repr__ is not ours to fix
-            state[name] = f"<unrepresentable {type(value).__name__}>"
+        text = capture(repr, value)  # a hostile __repr__ is not ours to fix
+        state[name] = f"<unrepresentable {type(value).__name__}>" \
+            if isinstance(text, Failure) else text[:10_000]
     return state
 
 
@@ -278,12 +277,10 @@ class ToolHost:
         self.timeout_s = timeout_s
         self.module = load_world_module(name, full_code, bootstrap, clock)
         self.app = self.module.app
-        if catalogue is None:
-            try:
+        if catalogue is None:  # broken models/routes in generated code fail here
+            with reraise_as(WorldLoadError, lambda e: f"World {name!r}: its tools cannot be "
+                            f"listed (OpenAPI conversion failed): {describe(e)}"):
                 catalogue = Catalogue.of_app(self.app)
-            except Exception as e:  # noqa: BLE001 - broken models/routes in generated code
-                raise WorldLoadError(f"World {name!r}: its tools cannot be listed (OpenAPI "
-                                     f"conversion failed): {type(e).__name__}: {e}") from e
         self.catalogue = catalogue
         self.tools = list(catalogue.tools)
         fast_ok = app_allows_fast_path(self.app)
@@ -461,13 +458,9 @@ def prepare_world(world: WorldDef, *, clock: FrozenClock | None,
             build failed in a way AWM's would not survive); the message names the world.
             Failed DDL, indexes and INSERTs are not errors: they are in ``report``.
     """
-    try:
+    with reraise_as(WorldLoadError, lambda e: f"World {world.name!r} cannot be prepared: "
+                    f"{describe(e)}. Run `awm check` on its world set for details."):
         return _prepare_world(world, clock=clock, cache=cache, timeout_s=timeout_s)
-    except WorldLoadError:
-        raise
-    except Exception as e:  # noqa: BLE001 - the boundary of one world: its failure names it
-        raise WorldLoadError(f"World {world.name!r} cannot be prepared: {type(e).__name__}: {e}. "
-                             "Run `awm check` on its world set for details.") from e
 
 
 def _prepare_world(world: WorldDef, *, clock: FrozenClock | None, cache: TemplateCache | None,

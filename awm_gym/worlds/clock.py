@@ -51,6 +51,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from awm_gym.boundary import Failure, capture
+
 __all__ = ["FrozenClock", "EpisodeClock", "DEFAULT_FROZEN_NOW", "install_sql_clock",
            "patch_module_clock", "parse_instant"]
 
@@ -305,12 +307,9 @@ def patch_module_clock(namespace: dict[str, Any], now: Callable[[], _dt.datetime
             if call is not None:
                 saved[name] = field_info.default_factory
                 field_info.default_factory = call
-        if saved:
-            try:
-                model.model_rebuild(force=True)
-            except Exception:  # noqa: BLE001 - a model that cannot rebuild keeps its factories
-                for name, factory in saved.items():
-                    model.model_fields[name].default_factory = factory
+        if saved and isinstance(capture(model.model_rebuild, force=True), Failure):
+            for name, factory in saved.items():  # a model that cannot rebuild keeps them
+                model.model_fields[name].default_factory = factory
 
 
 def _pydantic_models_in(namespace: dict[str, Any]) -> list[Any]:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from awm_gym.atomic_io import write_bytes_atomic
+from awm_gym.boundary import Failure, capture
 from awm_gym.worlds.clock import DEFAULT_FROZEN_NOW, FrozenClock
 from awm_gym.worlds.sql_clock import rewrite_time_keywords
 
@@ -158,9 +159,8 @@ def _run_statement(conn: sqlite3.Connection, stock: sqlite3.Connection,
     stock_error = _execute(stock, statement)
     if stock_error is not None and "non-deterministic" in stock_error:
         return stock_error
-    try:
-        rewritten = rewrite_time_keywords(statement)  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001 - not a string: executing it reports the error
+    rewritten = capture(rewrite_time_keywords, statement)  # type: ignore[arg-type]
+    if isinstance(rewritten, Failure):  # not a string: executing it reports the error
         rewritten = statement
     error = _execute(conn, rewritten)
     if error is not None and rewritten is not statement and not error.startswith(
@@ -170,11 +170,9 @@ def _run_statement(conn: sqlite3.Connection, stock: sqlite3.Connection,
 
 
 def _execute(conn: sqlite3.Connection, statement: object) -> str | None:
-    try:
-        conn.execute(statement)  # type: ignore[arg-type]
-    except Exception as e:  # noqa: BLE001 - generated SQL may fail in any way; that is data
-        return f"{type(e).__name__}: {e}"
-    return None
+    failure = capture(conn.execute, statement)  # type: ignore[arg-type]
+    # generated SQL may fail in any way; that is data
+    return failure.text if isinstance(failure, Failure) else None
 
 
 def _commit(conn: sqlite3.Connection) -> None:
