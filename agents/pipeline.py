@@ -58,7 +58,8 @@ from .policies.vllm_policy import VLLMEngineConfig
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["run_training", "make_envs", "make_split", "record_oracle", "prepare_start_model"]
+__all__ = ["run_training", "make_envs", "make_eval_envs", "make_split", "record_oracle",
+           "prepare_start_model"]
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -116,7 +117,7 @@ def _world_set_path(rollout: RolloutConfig) -> str | None:
     return None if path is None else str(path)
 
 
-def _eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: Any,
+def make_eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: Any,
                split: Split | None) -> dict[str, Any]:
     """One evaluation env per evaluated subset: ``train`` (every training task), and with a
     split ``val_tasks`` (held-out tasks of the training worlds) and ``val_worlds`` (every
@@ -295,7 +296,8 @@ def _eval_policy(train: Any, tokenizer: Any, chat: ChatFormatConfig, sampling: S
 
 def _evaluate(policy: Any, evals: dict[str, Any], evaluation: EvalConfig, sink: Any, step: int
               ) -> dict[str, EvalResult]:
-    """Evaluate every subset of ``evals`` (see :func:`_eval_envs`); one metrics line for all."""
+    """Evaluate every subset of ``evals`` (see :func:`make_eval_envs`); one metrics line for
+    all."""
     start = time.perf_counter()
     held_out = dataclasses.replace(
         evaluation,
@@ -373,7 +375,7 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
     train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step // world.world_size,
                            split, Subset.TRAIN if split is not None else None)
     with closing_on_error(train_envs.close):
-        eval_envs = _eval_envs(cfg.rollout, cfg.eval, train_envs, split)
+        eval_envs = make_eval_envs(cfg.rollout, cfg.eval, train_envs, split)
     timings: dict[str, float] = {}
     try:
         summary = _train(cfg, out, world, checkpoint, split, train_envs, eval_envs, sink, timings)

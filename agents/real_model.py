@@ -20,7 +20,9 @@ Every option is a :class:`~agents.config.TrainConfig` field (as in ``awm train``
 passes the ones this job changes (:data:`REAL_MODEL_ARGS`).
 
 Example:
-    >>> python -m agents.real_model --model.path out/smollm2 --run.out-dir out/real  # doctest: +SKIP
+    >>> cfg = real_model_config(["--model.path", "out/smollm2"])  # doctest: +SKIP
+    >>> run_real_model(cfg)["rows"][0]["stage"]                   # doctest: +SKIP
+    'zero-shot'
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ from .evaluate import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["REAL_MODEL_ARGS", "EvalRow", "run_real_model", "rows_table", "with_defaults", "main"]
+__all__ = ["REAL_MODEL_ARGS", "EvalRow", "run_real_model", "rows_table",
+           "real_model_config", "main"]
 
 REAL_MODEL_ARGS = (
     "--rollout.worlds", "none", "--split.val-worlds", "0.2", "--split.val-tasks", "0.2",
@@ -198,7 +201,7 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
 
     from .grpo.metrics import ConsoleSink, JSONLSink, MultiSink
     from .lora import apply_lora
-    from .pipeline import _eval_envs, make_envs, make_split
+    from .pipeline import make_envs, make_eval_envs, make_split
     from .policies.hf_policy import load_model_and_tokenizer
     from .policies.vllm_policy import VLLMPolicy
 
@@ -218,7 +221,7 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
     rows: list[EvalRow] = []
     sink = MultiSink([JSONLSink(out / "metrics.jsonl"), ConsoleSink(console, cfg.grpo.steps)])
     train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step, split, Subset.TRAIN)
-    eval_envs = _eval_envs(cfg.rollout, cfg.eval, train_envs, split)
+    eval_envs = make_eval_envs(cfg.rollout, cfg.eval, train_envs, split)
     policy = None
     try:
         t = time.perf_counter()
@@ -310,34 +313,34 @@ def _write_report(out: Path, rows: list[EvalRow], timings: dict[str, float], spl
     return report
 
 
-def with_defaults(defaults: tuple[str, ...], given: list[str]) -> list[str]:
-    """``defaults`` (flag, value pairs) whose flag ``given`` does not name, then ``given``
-    (a repeated tuple flag would append to the default instead of replacing it).
+def real_model_config(argv: list[str]) -> TrainConfig:
+    """The job's config: :class:`~agents.config.TrainConfig` with :data:`REAL_MODEL_ARGS`
+    applied, then ``argv`` (``awm train`` options, which win; a tuple option given replaces
+    the job's value instead of adding to it).
 
     Example:
-        >>> with_defaults(("--a", "1", "--b", "2"), ["--b", "3", "4"])
-        ['--a', '1', '--b', '3', '4']
+        >>> cfg = real_model_config(["--rollout.worlds", "spotify", "gmail"])
+        >>> cfg.rollout.worlds, cfg.chat.catalogue.value
+        (('spotify', 'gmail'), 'names')
     """
-    named = {g.split("=", 1)[0].replace("_", "-") for g in given if g.startswith("--")}
-    kept: list[str] = []
-    for flag, value in zip(defaults[::2], defaults[1::2], strict=True):
-        if flag.replace("_", "-") not in named:
-            kept += [flag, value]
-    return kept + given
+    job = _parser(TrainConfig()).parse_args(REAL_MODEL_ARGS)
+    defaults = config_from_args(TrainConfig(), job)
+    return config_from_args(defaults, _parser(defaults).parse_args(argv))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.real_model [awm train options]``: :data:`REAL_MODEL_ARGS`, then
-    the given options (which win)."""
+def _parser(defaults: TrainConfig) -> argparse.ArgumentParser:
     parser = CommandParser(prog="python -m agents.real_model",
                            description="Zero-shot / SFT / SFT+GRPO of a real model on the "
                                        "held-out subsets (every option is a TrainConfig field).")
-    add_config_arguments(parser, TrainConfig())
-    args: argparse.Namespace = parser.parse_args(
-        with_defaults(REAL_MODEL_ARGS, list(sys.argv[1:] if argv is None else argv)))
+    add_config_arguments(parser, defaults)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.real_model [awm train options]`` (see :func:`real_model_config`)."""
+    cfg = real_model_config(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("agents").setLevel(logging.INFO)
-    cfg = config_from_args(TrainConfig(), args)
     run_real_model(cfg)
     return 0
 

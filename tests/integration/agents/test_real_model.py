@@ -16,7 +16,7 @@ pytest.importorskip("vllm")
 pytest.importorskip("peft")
 
 from agents.errors import AgentConfigError  # noqa: E402
-from agents.real_model import REAL_MODEL_ARGS, STAGES, main, with_defaults  # noqa: E402
+from agents.real_model import STAGES, main, real_model_config  # noqa: E402
 from agents.tiny_model import TinyModelConfig, build_tiny_model  # noqa: E402
 
 pytestmark = pytest.mark.timeout(900)
@@ -59,8 +59,10 @@ def test_the_job_reports_every_stage_on_every_subset(model_dir, tmp_path):
 
 
 def test_options_given_replace_the_jobs_defaults():
-    args = with_defaults(REAL_MODEL_ARGS, ["--rollout.worlds", "spotify", "gmail"])
-    assert args.count("--rollout.worlds") == 1 and args[-3:] == ["--rollout.worlds", "spotify",
-                                                                 "gmail"]
+    cfg = real_model_config(["--rollout.worlds", "spotify", "gmail", "--rollout-max-turns", "3"])
+    assert cfg.rollout.worlds == ("spotify", "gmail")  # replaced, not appended to "none"
+    assert cfg.rollout.max_turns == 3  # any spelling of a flag wins
+    assert cfg.chat.catalogue.value == "names" and cfg.model.lora.r == 16  # the job's own
+    assert real_model_config([]).rollout.worlds is None  # every world by default
     with pytest.raises(AgentConfigError, match="--model.path"):
         main(["--run.out-dir", "/nonexistent/never-written"])

@@ -11,7 +11,7 @@ import pytest
 from agents.config import SplitConfig, TrainConfig
 from agents.grpo.config import RolloutConfig
 from agents.grpo.rollout import list_tasks
-from agents.pipeline import _eval_envs, make_envs, make_split
+from agents.pipeline import make_eval_envs, make_envs, make_split
 from awm_gym import EnvUsageError, SplitError
 from awm_gym.worlds.splits import Subset, split_worlds
 
@@ -22,7 +22,7 @@ def test_the_default_run_trains_on_spotifys_train_tasks_and_evaluates_both_held_
     split = make_split(cfg.split, cfg.rollout)
     assert split == split_worlds(None, 0.2, 0.2, 0)
     train = make_envs(cfg.rollout, 2, split, Subset.TRAIN)
-    evals = _eval_envs(cfg.rollout, cfg.eval, train, split)
+    evals = make_eval_envs(cfg.rollout, cfg.eval, train, split)
     try:
         assert list_tasks(train) == [("spotify", t) for t in split.train["spotify"]]
         assert list(evals) == ["train", "val_tasks", "val_worlds"]
@@ -40,7 +40,7 @@ def test_no_split_evaluates_every_task_of_the_training_worlds_only() -> None:
     cfg = TrainConfig(split=SplitConfig(val_worlds=0.0, val_tasks=0.0))
     assert make_split(cfg.split, cfg.rollout) is None
     train = make_envs(cfg.rollout, 2)
-    evals = _eval_envs(cfg.rollout, cfg.eval, train, None)
+    evals = make_eval_envs(cfg.rollout, cfg.eval, train, None)
     try:
         assert list(evals) == ["train"] and len(list_tasks(evals["train"])) == 10
     finally:
@@ -54,7 +54,7 @@ def test_a_split_file_is_used_as_is_and_checked(tmp_path: Path, tiny_path: str) 
     split = make_split(cfg.split, cfg.rollout)
     assert split.seed == 7 and split.val_worlds == {}
     train = make_envs(cfg.rollout, 1, split, Subset.TRAIN)
-    evals = _eval_envs(cfg.rollout, cfg.eval, train, split)
+    evals = make_eval_envs(cfg.rollout, cfg.eval, train, split)
     try:
         assert list(evals) == ["train", "val_tasks"]  # no held-out world: nothing to evaluate
     finally:
