@@ -87,8 +87,8 @@ def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
 INSTANCES_PER_CONTAINED_WORKER = 32
 """With ``num_workers=0`` a contained runtime starts one worker per this many instances, up to
 one per core: contained calls pay a pipe round trip anyway, so a second worker runs the batch
-on a second core (256 spotify calls: 0.66x the in-process step time with 2 workers on 2
-cores, 1.26x with one; docs/benchmarks.md), while a small env keeps one worker's start-up."""
+on a second core (256 spotify calls: 0.67-0.97x the in-process step time with 2 workers on 2
+cores, 1.2-1.4x with one; docs/benchmarks.md), while a small env keeps one worker's start-up."""
 
 
 def contained_workers(num_instances: int, cores: int | None = None) -> int:
