@@ -205,8 +205,7 @@ def _make_world(run: RunOptions, env: str) -> object:
     kwargs: dict[str, object] = {}
     if run.world_names:
         kwargs["worlds"] = list(run.world_names)
-    if run.num_workers:
-        kwargs["num_workers"] = run.num_workers
+    kwargs["num_workers"] = run.num_workers
     if run.split:
         kwargs["split"] = run.split
     if run.subset:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from awm_gym.envs import coerce_workers
 from awm_gym.errors import CommandLineError
 
 __all__ = ["ListOptions", "CheckOptions", "DemoOptions", "SplitOptions", "RunOptions",
@@ -118,8 +119,9 @@ class RunOptions:
     """Worlds for AWM/mix-v0, comma- or space-separated (default: all)."""
     num_envs: int = 16
     """Instances run at once."""
-    num_workers: int = 0
-    """Worker processes (0: run in this process)."""
+    num_workers: int | str = "auto"
+    """Worker processes: auto (one per core once each gets 64 instances), 0 (this process) or
+    k >= 1."""
     backend: str = "local"
     """Where the workers run: local (processes here) | ray (Ray actors; see docs/runtime.md,
     'Ray')."""
@@ -146,8 +148,12 @@ class RunOptions:
     def __post_init__(self) -> None:
         for name in ("num_envs", "max_steps"):
             _at_least(self, name, 1)
-        for name in ("num_workers", "task_idx"):
-            _at_least(self, name, 0)
+        _at_least(self, "task_idx", 0)
+        try:
+            object.__setattr__(self, "num_workers", coerce_workers(self.num_workers,
+                                                                   "--num-workers"))
+        except ValueError as e:
+            raise CommandLineError(str(e)) from None
         if self.subset is not None and self.split is None:
             raise CommandLineError(f"--subset {self.subset} needs --split FILE (write one with "
                                    "`awm split PATH`).")

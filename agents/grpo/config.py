@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from awm_gym.envs import coerce_workers
 from awm_gym.vocab import coerce_enum
 
 from ..errors import AgentConfigError
@@ -103,9 +104,10 @@ class RolloutConfig:
     """Sampling engine: auto | hf | vllm."""
     hf_batch_size: int = 64
     """Most prompts per transformers ``generate`` call."""
-    num_workers: int = 0
-    """Shards the rollout env's instances run in (the env's ``num_workers``; 0: in this
-    process)."""
+    num_workers: int | str = "auto"
+    """Shards the rollout env's instances run in (the env's ``num_workers``): "auto" (one per
+    core once each gets 64 instances; the main job's 64 run in this process), 0 (this
+    process) or k >= 1."""
     env_backend: str = "local"
     """Where those shards run: local (processes here) | ray (Ray actors in the cluster at
     ``ray_address``; the env's ``backend``, see docs/runtime.md, 'Ray')."""
@@ -121,12 +123,15 @@ class RolloutConfig:
         if self.env_backend not in ("local", "ray"):
             raise AgentConfigError(f"RolloutConfig.env_backend={self.env_backend!r}: choose one "
                                    "of 'local', 'ray'.")
-        if self.env_backend == "ray" and self.num_workers < 1:
+        try:
+            object.__setattr__(self, "num_workers",
+                               coerce_workers(self.num_workers, "RolloutConfig.num_workers"))
+        except ValueError as e:
+            raise AgentConfigError(str(e)) from None
+        if self.env_backend == "ray" and self.num_workers in ("auto", 0):
             raise AgentConfigError("RolloutConfig.env_backend='ray' with num_workers="
-                                   f"{self.num_workers}: each shard is a Ray actor; set "
+                                   f"{self.num_workers!r}: each shard is a Ray actor; set "
                                    "num_workers >= 1.")
-        if self.num_workers < 0:
-            raise AgentConfigError(f"RolloutConfig.num_workers={self.num_workers}: use >= 0.")
         if self.worlds is not None:
             object.__setattr__(self, "worlds", tuple(self.worlds))
         if self.group_size < 2:
@@ -147,8 +152,7 @@ class RolloutConfig:
             kwargs["worlds"] = list(self.worlds)
         if self.world_set is not None:
             kwargs["world_set"] = self.world_set
-        if self.num_workers:
-            kwargs.update(num_workers=self.num_workers, backend=self.env_backend)
+        kwargs.update(num_workers=self.num_workers, backend=self.env_backend)
         if self.ray_address is not None:
             kwargs["ray_address"] = self.ray_address
         if self.exclude is not None:

@@ -7,7 +7,7 @@ and the envs (SQLAlchemy, the worlds' code) load when first used.
 
 from __future__ import annotations
 
-from awm_gym.envs.config import EnvConfig, EpisodeConfig, ShardingConfig
+from awm_gym.envs.config import EnvConfig, EpisodeConfig, ShardingConfig, coerce_workers
 from awm_gym.envs.protocol import Runtime, StepOutcome
 from awm_gym.envs.registration import (
     BUILTIN_WORLDS_DIR,
@@ -18,7 +18,8 @@ from awm_gym.envs.registration import (
 )
 from awm_gym.lazy_exports import lazy_exports
 
-__all__ = ["EnvConfig", "EpisodeConfig", "ShardingConfig", "Runtime", "StepOutcome",
+__all__ = ["EnvConfig", "EpisodeConfig", "ShardingConfig", "coerce_workers", "Runtime",
+           "StepOutcome",
            "BUILTIN_WORLDS_DIR", "MIX_NAME", "NAMESPACE", "get_world_set", "register_worlds",
            "WorldRuntime", "get_prepared_world",
            "get_world_of_set", "prepare_worlds", "probe_world", "probe_world_of_set",

@@ -40,14 +40,39 @@ from awm_gym.vocab import SCORING_MODES, VerifierMode
 from awm_gym.worlds.clock import parse_instant
 
 __all__ = ["EnvConfig", "EpisodeConfig", "ShardingConfig", "Isolation", "Backend",
-           "UnknownToolMode", "env_config_from"]
+           "UnknownToolMode", "Workers", "coerce_workers", "env_config_from"]
 
 Isolation = Literal["auto", "process", "none"]
 """Where world code runs (see :attr:`EnvConfig.isolation`)."""
 Backend = Literal["local", "ray"]
 """Where shards run (see :attr:`EnvConfig.backend`)."""
+Workers = int | Literal["auto"]
+"""How many shards (see :attr:`EnvConfig.num_workers`): ``"auto"`` or an int >= 0."""
 UnknownToolMode = Literal["observe", "format_error"]
 """What a call to a tool the world does not have is (see :attr:`EnvConfig.unknown_tool`)."""
+
+
+def coerce_workers(value: Any, name: str = "EnvConfig.num_workers") -> int | str:
+    """``value`` as a worker count: ``"auto"``, or an int >= 0 (a string of digits, as a
+    command line gives it, is read as one); anything else raises ValueError naming ``name``.
+
+    Example:
+        >>> coerce_workers("auto"), coerce_workers("2"), coerce_workers(0)
+        ('auto', 2, 0)
+        >>> coerce_workers(-1)
+        Traceback (most recent call last):
+        ...
+        ValueError: EnvConfig.num_workers=-1: use 'auto' (one shard per core once the batch is \
+large enough to pay for it) or an int >= 0 (0 = run in the caller's process).
+    """
+    if isinstance(value, str):
+        text = value.strip().lower()
+        value = "auto" if text == "auto" else int(text) if text.isdigit() else value
+    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return value
+    raise ValueError(f"{name}={value!r}: use 'auto' (one shard per core once the batch is "
+                     "large enough to pay for it) or an int >= 0 (0 = run in the caller's "
+                     "process).")
 
 
 def _check_choice(name: str, value: Any, choices: Any) -> None:
@@ -91,13 +116,16 @@ class ShardingConfig:
     :class:`EnvConfig` of the same names document them).
 
     Example:
-        >>> ShardingConfig(num_workers=-1)
+        >>> ShardingConfig(num_workers="2").num_workers
+        2
+        >>> ShardingConfig(backend="ray")
         Traceback (most recent call last):
         ...
-        ValueError: EnvConfig.num_workers=-1: must be >= 0 (0 = run in the caller's process).
+        ValueError: EnvConfig.backend='ray' with num_workers='auto': each shard is a Ray actor, \
+so set num_workers >= 1 (e.g. one per node or core).
     """
 
-    num_workers: int = 0
+    num_workers: Workers = "auto"
     backend: Backend = "local"
     ray_address: str | None = None
     isolation: Isolation = "auto"
@@ -105,14 +133,12 @@ class ShardingConfig:
     import_timeout_s: float = 60.0
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "num_workers", coerce_workers(self.num_workers))
         _check_choice("isolation", self.isolation, Isolation)
         self._check_backend()
         if self.worker_memory_mb is not None and self.worker_memory_mb < 256:
             raise ValueError(f"EnvConfig.worker_memory_mb={self.worker_memory_mb}: must be >= 256 "
                              "(MB), or None for no limit.")
-        if self.num_workers < 0:
-            raise ValueError(f"EnvConfig.num_workers={self.num_workers}: must be >= 0 "
-                             "(0 = run in the caller's process).")
         if not self.import_timeout_s > 0:
             raise ValueError(f"EnvConfig.import_timeout_s={self.import_timeout_s}: must be > 0 "
                              "seconds.")
@@ -125,8 +151,8 @@ class ShardingConfig:
                                  "backend='ray'; pass backend='ray' (and num_workers >= 1) or "
                                  "drop ray_address.")
             return
-        if self.num_workers < 1:
-            raise ValueError(f"EnvConfig.backend='ray' with num_workers={self.num_workers}: each "
+        if self.num_workers == "auto" or self.num_workers < 1:
+            raise ValueError(f"EnvConfig.backend='ray' with num_workers={self.num_workers!r}: each "
                              "shard is a Ray actor, so set num_workers >= 1 (e.g. one per node "
                              "or core).")
         try:
@@ -158,10 +184,14 @@ class EnvConfig:
     world content; built-in worlds are not probed."""
     verifier_workers: int = 2
     """Worker processes that run verifiers (started on first use)."""
-    num_workers: int = 0
-    """Worker processes to shard instances over (vector env only). 0 runs everything in the
-    caller's process, the fastest for well-behaved worlds; k >= 1 isolates crashes and lets
-    instances use k cores (see docs/benchmarks.md)."""
+    num_workers: Workers = "auto"
+    """Worker processes to shard instances over (vector env only). ``"auto"`` (default): for
+    trusted code, one shard per core once there are 64 instances per shard (at least two
+    shards; fewer instances run in the caller's process, where a pipe round trip would cost
+    more than a second core saves), for contained code one worker per 32 instances up to one
+    per core (:func:`awm_gym.envs.vector_env.shard_count`). 0 runs everything in the caller's
+    process (trusted code only); k >= 1 isolates crashes and lets instances use k cores. A
+    string of digits is read as an int. See docs/benchmarks.md, 'Worker count'."""
     backend: Backend = "local"
     """Where the ``num_workers`` shards run: 'local' (processes on this machine) or 'ray' (one
     Ray actor per shard, placed anywhere in the Ray cluster at ``ray_address``; needs
@@ -231,6 +261,7 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verifier_mode", VerifierMode.coerce(self.verifier_mode))
+        object.__setattr__(self, "num_workers", coerce_workers(self.num_workers))
         _ = self.episode, self.sharding  # each part checks its own fields
         if self.verifier_workers < 1:
             raise ValueError(f"EnvConfig.verifier_workers={self.verifier_workers}: must be >= 1.")

@@ -35,7 +35,8 @@ from awm_gym.worlds.exclusions import Exclusions
 from awm_gym.worlds.splits import OnMismatch, Split, Subset
 from awm_gym.worlds.world_set import WorldSet
 
-__all__ = ["AWMVectorEnv", "batch_infos", "make_runtime"]
+__all__ = ["AWMVectorEnv", "batch_infos", "make_runtime", "shard_count", "trusted_workers",
+           "contained_workers"]
 
 
 def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
@@ -71,39 +72,85 @@ def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str
 
 def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
                  config: EnvConfig, tasks: Mapping[str, Sequence[int]] | None = None) -> Runtime:
-    """The runtime for ``num_instances`` instances of ``worlds``: in this process, or in worker
-    processes when ``config.num_workers`` asks for shards or the worlds' code is contained
-    (``EnvConfig.isolation``). ``tasks`` limits the task indices resets may use per world (a
-    split's subset; None: every task)."""
+    """The runtime for ``num_instances`` instances of ``worlds``: in this process, or in
+    :func:`shard_count` worker processes (``config.num_workers``; contained world code,
+    ``EnvConfig.isolation``, always runs in workers). ``tasks`` limits the task indices resets
+    may use per world (a split's subset; None: every task)."""
     sharding = config.sharding
     contained = sharding.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
-    if sharding.num_workers or contained:
-        workers = sharding.num_workers or contained_workers(num_instances)
+    workers = shard_count(sharding.num_workers, num_instances, contained=contained)
+    if workers:
         return ShardedRuntime(world_set, worlds, num_instances, config, workers,
                               contained=contained, tasks=tasks)
     return WorldRuntime(world_set, worlds, num_instances, config, tasks=tasks)
 
 
 INSTANCES_PER_CONTAINED_WORKER = 32
-"""With ``num_workers=0`` a contained runtime starts one worker per this many instances, up to
-one per core: contained calls pay a pipe round trip anyway, so a second worker runs the batch
-on a second core (256 spotify calls: 0.67-0.97x the in-process step time with 2 workers on 2
-cores, 1.2-1.4x with one; docs/benchmarks.md), while a small env keeps one worker's start-up."""
+"""With ``num_workers`` "auto" (or 0) a contained runtime starts one worker per this many
+instances, up to one per core: contained calls pay a pipe round trip anyway, so a second worker
+runs the batch on a second core (256 spotify calls: 0.67-0.97x the in-process step time with 2
+workers on 2 cores, 1.2-1.4x with one; docs/benchmarks.md), while a small env keeps one
+worker's start-up."""
+
+INSTANCES_PER_TRUSTED_WORKER = 64
+"""With ``num_workers="auto"`` trusted code is sharded once every shard gets this many
+instances and there are at least two shards; below that it runs in the caller's process. Two
+shard workers on 2 cores step 256 or 1,024 spotify calls in 0.58-0.79x of the in-process time
+but 64 in 0.60-0.99x, and starting and closing them costs ~1.3 s (docs/benchmarks.md, 'Worker
+count against instances')."""
+
+
+def _usable_cores(cores: int | None) -> int:
+    if cores is not None:
+        return cores
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
 
 
 def contained_workers(num_instances: int, cores: int | None = None) -> int:
-    """Workers of a contained runtime when ``num_workers`` is 0: one per
+    """Workers of a contained runtime when ``num_workers`` is "auto" or 0: one per
     :data:`INSTANCES_PER_CONTAINED_WORKER` instances, at least 1, at most one per core.
 
     Example:
         >>> [contained_workers(n, cores=2) for n in (1, 32, 33, 1024)]
         [1, 1, 2, 2]
     """
-    if cores is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-            (os.cpu_count() or 1)
     wanted = -(-num_instances // INSTANCES_PER_CONTAINED_WORKER)
-    return max(1, min(cores, wanted))
+    return max(1, min(_usable_cores(cores), wanted))
+
+
+def trusted_workers(num_instances: int, cores: int | None = None) -> int:
+    """Shards for trusted code when ``num_workers="auto"``: one per core, at most one per
+    :data:`INSTANCES_PER_TRUSTED_WORKER` instances; 0 (in this process) when that is under two.
+
+    Example:
+        >>> [trusted_workers(n, cores=2) for n in (16, 64, 127, 128, 1024)]
+        [0, 0, 0, 2, 2]
+        >>> trusted_workers(1024, cores=16), trusted_workers(1024, cores=1)
+        (16, 0)
+    """
+    workers = min(_usable_cores(cores), num_instances // INSTANCES_PER_TRUSTED_WORKER)
+    return workers if workers >= 2 else 0
+
+
+def shard_count(num_workers: int | str, num_instances: int, *, contained: bool,
+                cores: int | None = None) -> int:
+    """Worker processes for ``num_instances`` instances (0: run in this process).
+
+    ``num_workers`` is :attr:`EnvConfig.num_workers`: an int >= 1 is taken as it is; "auto" is
+    :func:`contained_workers` for contained code and :func:`trusted_workers` otherwise; 0 is
+    this process for trusted code and, since contained code never runs here, the automatic
+    count for contained code.
+
+    Example:
+        >>> shard_count("auto", 256, contained=False, cores=2), shard_count(0, 256, contained=False)
+        (2, 0)
+        >>> shard_count(0, 8, contained=True, cores=2), shard_count(3, 8, contained=False)
+        (1, 3)
+    """
+    if num_workers == "auto" or (num_workers == 0 and contained):
+        return (contained_workers if contained else trusted_workers)(num_instances, cores)
+    return int(num_workers)
 
 
 class AWMVectorEnv(VectorEnv):

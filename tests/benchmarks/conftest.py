@@ -73,8 +73,9 @@ def mcp_path(workload: Workload) -> McpPath:
 
 @pytest.fixture(scope="module")
 def stepping_env(bench_world: BenchWorld) -> Any:
-    """A reset N-instance vector env whose episodes never truncate."""
-    envs = gym.make_vec(bench_world.env_id, num_envs=N, max_episode_steps=NO_TRUNCATION)
+    """A reset N-instance vector env whose episodes never truncate, in this process."""
+    envs = gym.make_vec(bench_world.env_id, num_envs=N, max_episode_steps=NO_TRUNCATION,
+                        num_workers=0)
     envs.reset(seed=list(range(N)))
     yield envs
     envs.close()

@@ -44,7 +44,7 @@ def main() -> None:
     out: dict[str, float | int | str] = {"mode": opts.mode, "n": opts.n,
                                          "import_s": t_import - _T0}
     if opts.mode == "awm":
-        envs = gym.make_vec(opts.env_id, num_envs=opts.n)
+        envs = gym.make_vec(opts.env_id, num_envs=opts.n, num_workers=0)  # memory measured here
         t_make = time.perf_counter()
         gc.collect()
         rss_before = rss_bytes()
@@ -61,7 +61,7 @@ def main() -> None:
     else:
         import sqlite3
 
-        envs = gym.make_vec(opts.env_id, num_envs=1)
+        envs = gym.make_vec(opts.env_id, num_envs=1, num_workers=0)
         template = envs.runtime.prepared(envs.runtime.worlds[0]).template
         gc.collect()
         rss_before = rss_bytes()

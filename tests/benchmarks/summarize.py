@@ -26,6 +26,8 @@ ROLES = (  # (name fragment, label), first match wins
     ("_raw_sqlite", "floor: the same SQL through raw sqlite3"),
     ("_mcp_asgi", "AWM's path: fastapi_mcp → ASGI app"),
     ("_parse_action", "floor: `parse_action` only"),
+    ("make_vec_and_first_reset_1024[default]", "ours: `make_vec` + first `reset`, default "
+     "`num_workers` (auto)"),
     ("make_vec_and_first_reset", "ours: `make_vec` + first `reset`"),
     ("reset_all_mask", "ours: `reset` (all-true mask)"),
     ("floor_connect_deserialize", "floor: `connect(':memory:')` + `deserialize`"),

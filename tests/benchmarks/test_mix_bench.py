@@ -22,7 +22,7 @@ from bench_support import LIST_TOOLS_ACTION, NO_TRUNCATION, SHARDS, N, Recorded,
 import awm_gym  # noqa: F401 - registers AWM/mix-v0
 
 _BACKENDS = {
-    "in_process": {},
+    "in_process": {"num_workers": 0},
     "num_workers_2": {"num_workers": SHARDS},
     "ray_actors_2": {"num_workers": SHARDS, "backend": "ray"},
 }

@@ -50,8 +50,12 @@ def _template_tables(template: bytes) -> int:
 
 
 @pytest.mark.benchmark(group="ready")
-def test_ready_make_vec_and_first_reset_1024(benchmark, bench_world, workload):
+@pytest.mark.parametrize("setup_name", ["in_process", "default"])
+def test_ready_make_vec_and_first_reset_1024(benchmark, bench_world, workload, setup_name):
+    """``default``: make_vec's own ``num_workers="auto"`` (on 2 cores, 2 shard workers started
+    and closed every round); ``in_process``: ``num_workers=0``."""
     made = []
+    options = {"num_workers": 0} if setup_name == "in_process" else {}
 
     def setup():
         while made:
@@ -59,11 +63,14 @@ def test_ready_make_vec_and_first_reset_1024(benchmark, bench_world, workload):
         gc.collect()
 
     def create_and_reset():
-        envs = gym.make_vec(bench_world.env_id, num_envs=N)
+        envs = gym.make_vec(bench_world.env_id, num_envs=N, **options)
         made.append(envs)
         return envs.reset(seed=list(range(N)))
 
     benchmark.extra_info["calls"] = N
+    probe = gym.make_vec(bench_world.env_id, num_envs=N, **options)
+    benchmark.extra_info["runtime"] = repr(probe.runtime)  # which runtime the setup got
+    probe.close()
     recorded = Recorded(create_and_reset)
     benchmark.pedantic(recorded, setup=setup, rounds=ROUNDS, iterations=1)
     try:
@@ -79,7 +86,7 @@ def test_ready_make_vec_and_first_reset_1024(benchmark, bench_world, workload):
 
 @pytest.mark.benchmark(group="ready")
 def test_ready_reset_all_mask_1024(benchmark, bench_world):
-    envs = gym.make_vec(bench_world.env_id, num_envs=N)
+    envs = gym.make_vec(bench_world.env_id, num_envs=N, num_workers=0)
     seeds = list(range(N))
     mask = np.ones(N, dtype=np.bool_)
     envs.reset(seed=seeds)

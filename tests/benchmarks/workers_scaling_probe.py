@@ -1,31 +1,46 @@
 """How one vector step scales with worker processes: median step time of ``get_track`` calls on
-the built-in spotify world for 16-1,024 instances, in-process against 1 and 2 shard workers
-(trusted, ``isolation="none"``) and the contained default (``isolation="process"``,
-``num_workers=0``: :func:`awm_gym.envs.vector_env.contained_workers`). Every call is checked
-to have answered ``ok``. docs/benchmarks.md reports the table.
+the built-in spotify world for 16-1,024 instances, in-process (``num_workers=0``) against 1 and 2
+shard workers (trusted, ``isolation="none"``), the default (``num_workers="auto"``, which picks
+:func:`awm_gym.envs.vector_env.trusted_workers`), 2 and 4 Ray actors on this machine
+(``backend="ray"``; skipped without the ``ray`` extra) and the contained default
+(``isolation="process"``: :func:`~awm_gym.envs.vector_env.contained_workers`). Every call is
+checked to have answered ``ok``. docs/benchmarks.md reports the table.
 
-Run: ``python tests/benchmarks/workers_scaling_probe.py`` (prints a Markdown table)
+Run: ``python tests/benchmarks/workers_scaling_probe.py [--sizes 16 64 256 1024] [--setups ...]``
+(prints a Markdown table; the cells say which runtime each setup got, so the same file run
+against an older checkout shows what its default was).
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import re
 import statistics
 import time
 
 import gymnasium as gym
 
 import awm_gym  # noqa: F401
-from awm_gym.envs.vector_env import contained_workers
 
 READ = '<tool_call>{"name": "get_track", "arguments": {"track_id": 1}}</tool_call>'
 SIZES = (16, 64, 256, 1024)
-SETUPS = {"in-process": {"isolation": "none"},
+SETUPS = {"in-process": {"isolation": "none", "num_workers": 0},
           "1 worker": {"isolation": "none", "num_workers": 1},
           "2 workers": {"isolation": "none", "num_workers": 2},
+          "default": {"isolation": "none"},
+          "2 Ray actors": {"isolation": "none", "num_workers": 2, "backend": "ray"},
+          "4 Ray actors": {"isolation": "none", "num_workers": 4, "backend": "ray"},
           "contained default": {"isolation": "process"}}
 
 
-def median_step_ms(n: int, setup: dict, rounds: int = 7) -> float:
+def _shards(runtime: object) -> str:
+    """How many workers a runtime has, from its repr (``num_workers=k``; in-process: 0)."""
+    found = re.search(r"num_workers=(\d+)", repr(runtime))
+    return found.group(1) if found else "0"
+
+
+def median_step_ms(n: int, setup: dict, rounds: int = 7) -> tuple[float, str]:
     envs = gym.make_vec("AWM/spotify-v0", num_envs=n, max_episode_steps=10**6, **setup)
     try:
         envs.reset(seed=list(range(n)))
@@ -38,20 +53,25 @@ def median_step_ms(n: int, setup: dict, rounds: int = 7) -> float:
             assert not terminated.any() and not truncated.any()
             if k:  # the first step is a warm-up
                 times.append(elapsed * 1000)
-        return statistics.median(times)
+        return statistics.median(times), _shards(envs.runtime)
     finally:
         envs.close()
 
 
-def main() -> None:
-    print("| instances | " + " | ".join(SETUPS) + " |")
-    print("|---:|" + "---:|" * len(SETUPS))
-    for n in SIZES:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--setups", nargs="+", default=list(SETUPS), choices=list(SETUPS))
+    opts = parser.parse_args(argv)
+    setups = [s for s in opts.setups
+              if "Ray" not in s or importlib.util.find_spec("ray") is not None]
+    print("| instances | " + " | ".join(setups) + " |")
+    print("|---:|" + "---:|" * len(setups))
+    for n in opts.sizes:
         cells = []
-        for name, setup in SETUPS.items():
-            ms = median_step_ms(n, setup)
-            extra = f" ({contained_workers(n)} w)" if name == "contained default" else ""
-            cells.append(f"{ms:.1f} ms{extra}")
+        for name in setups:
+            ms, workers = median_step_ms(n, SETUPS[name])
+            cells.append(f"{ms:.1f} ms ({workers} w)")
         print(f"| {n} | " + " | ".join(cells) + " |", flush=True)
 
 

@@ -192,7 +192,7 @@ def test_world_and_grpo_rollouts_take_the_ray_backend(ray_cluster: None) -> None
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"backend": "cluster"}, "EnvConfig.backend='cluster': choose one of 'local', 'ray'."),
     ({"ray_address": "auto"}, "EnvConfig.ray_address='auto' is only read with backend='ray'"),
-    ({"backend": "ray"}, ("EnvConfig.backend='ray' with num_workers=0: each shard is a Ray "
+    ({"backend": "ray"}, ("EnvConfig.backend='ray' with num_workers='auto': each shard is a Ray "
                           "actor, so set num_workers >= 1")),
 ])
 def test_backend_config_errors_name_the_field_and_the_fix(kwargs: dict, message: str) -> None:
