@@ -52,7 +52,7 @@ from awm_gym.errors import EnvUsageError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RayShard", "connect"]
+__all__ = ["RayShard", "connect", "check_capacity"]
 
 
 def connect(address: str | None) -> None:
@@ -70,6 +70,24 @@ def _ray_write_paths() -> tuple[str, ...]:
     node = getattr(ray._private.worker.global_worker, "node", None)  # no public API names it
     temp = node.get_temp_dir_path() if node is not None else "/tmp/ray"
     return (os.path.realpath(temp),)
+
+
+def check_capacity(num_actors: int) -> None:
+    """Refuse what Ray would otherwise wait on until the start deadline: more one-CPU shard
+    actors than the connected cluster has CPUs (an autoscaling cluster counts the CPUs it has
+    now).
+
+    Raises:
+        EnvUsageError: naming the count, the cluster's CPUs and both fixes.
+    """
+    cpus = ray.cluster_resources().get("CPU", 0)
+    if num_actors > cpus:
+        raise EnvUsageError(
+            f"EnvConfig.num_workers={num_actors} with backend='ray': each shard is an actor that "
+            f"needs one CPU and the Ray cluster has {cpus:g}, so Ray would wait for CPUs that "
+            f"never come. Lower num_workers to {int(cpus)} or give the cluster more CPUs "
+            "(`ray start --num-cpus N` on its nodes, or ray.init(num_cpus=N) before make_vec "
+            "for a local cluster).")
 
 
 class _ShardActor:

@@ -195,6 +195,7 @@ def _ray_shards(config: EnvConfig) -> ShardFactory:
     from awm_gym.envs import ray_shards
 
     ray_shards.connect(config.ray_address)
+    ray_shards.check_capacity(config.num_workers)
     return ray_shards.RayShard
 
 

@@ -54,8 +54,11 @@ def encode_reply(kind: str, status: str, payload: Any) -> bytes:
         payload = [type(payload).__name__, _message(payload)]
     elif status == "ok" and kind in _BLOB_KINDS:
         blob, payload = (b"", None) if payload is None else (bytes(payload), True)
-    elif status == "ok" and kind == "step":
-        payload = [[o.observation, o.reward, o.terminated, o.truncated, o.info] for o in payload]
+    elif status == "ok" and kind == "step":  # each distinct observation sent once: a batch of
+        texts: dict[str, int] = {}  # list_tools answers 1,024 copies of a 38 KB catalogue
+        payload = [[texts.setdefault(o.observation, len(texts)), o.reward, o.terminated,
+                    o.truncated, o.info] for o in payload]
+        payload = [list(texts), payload]
     body = json.dumps([status, payload], ensure_ascii=False, separators=(",", ":"),
                       default=_fallback).encode("utf-8", "surrogatepass")
     return HEADER.pack(len(body), len(blob)) + body + blob
@@ -177,11 +180,14 @@ def _reset(kind: str, payload: Any, blob: bytes) -> Any:
 
 
 def _step(kind: str, payload: Any, blob: bytes) -> Any:
-    _require(isinstance(payload, list) and all(
-        isinstance(p, list) and len(p) == 5 and isinstance(p[0], str) and _is_number(p[1])
-        and type(p[2]) is bool and type(p[3]) is bool and _is_info(p[4]) for p in payload),
-        kind, "a list of [observation, reward, terminated, truncated, info]")
-    return [StepOutcome(*p) for p in payload]
+    _require(isinstance(payload, list) and len(payload) == 2 and _strings(payload[0])
+             and isinstance(payload[1], list), kind, "[observations, outcomes]")
+    texts, rows = payload
+    _require(all(
+        isinstance(p, list) and len(p) == 5 and type(p[0]) is int and 0 <= p[0] < len(texts)
+        and _is_number(p[1]) and type(p[2]) is bool and type(p[3]) is bool and _is_info(p[4])
+        for p in rows), kind, "a list of [observation index, reward, terminated, truncated, info]")
+    return [StepOutcome(texts[p[0]], *p[1:]) for p in rows]
 
 
 def _bools(kind: str, payload: Any, blob: bytes) -> Any:

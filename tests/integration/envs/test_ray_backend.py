@@ -11,11 +11,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.vector_env import AWMVectorEnv
+from awm_gym.errors import EnvUsageError
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +206,10 @@ def test_backend_ray_without_ray_says_how_to_install(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "ray", None)  # what an environment without ray sees
     with pytest.raises(ValueError, match=re.escape('pip install "awm-gym[ray]"')):
         EnvConfig(backend="ray", num_workers=2)
+
+
+def test_more_actors_than_the_cluster_has_cpus_is_refused_at_once(ray_cluster: None) -> None:
+    """The module's cluster has 2 CPUs; a third one-CPU actor would wait for the start deadline."""
+    with pytest.raises(EnvUsageError, match=r"num_workers=3 with backend='ray'.*has 2.*Lower "
+                                            r"num_workers to 2"):
+        gym.make_vec("AWM/spotify-v0", num_envs=6, num_workers=3, backend="ray")
