@@ -190,20 +190,21 @@ class _Shard:
         self.kill()
 
 
-def _ray_shards(config: EnvConfig) -> ShardFactory:
+def _ray_shards(config: EnvConfig, num_shards: int) -> ShardFactory:
     # the optional ray extra: imported only when asked for
     from awm_gym.envs import ray_shards
 
     ray_shards.connect(config.ray_address)
-    ray_shards.check_capacity(config.num_workers)
+    ray_shards.check_capacity(num_shards)
     return ray_shards.RayShard
 
 
-_SHARD_BACKENDS: dict[str, Callable[[EnvConfig], ShardFactory]] = {
-    "local": lambda config: _Shard,
+_SHARD_BACKENDS: dict[str, Callable[[EnvConfig, int], ShardFactory]] = {
+    "local": lambda config, num_shards: _Shard,
     "ray": _ray_shards,
 }
-"""``EnvConfig.backend`` -> a function of the config that returns the shard factory."""
+"""``EnvConfig.backend`` -> a function of the config and the shard count that returns the shard
+factory."""
 
 
 @dataclass
@@ -256,9 +257,9 @@ class ShardedRuntime:
                  shard_factory: ShardFactory | None = None) -> None:
         if num_workers < 1:
             raise EnvUsageError(f"num_workers={num_workers}: must be >= 1 (0 means in-process).")
-        if shard_factory is None:
-            shard_factory = _SHARD_BACKENDS[config.backend](config)
         num_workers = min(num_workers, num_instances)
+        if shard_factory is None:
+            shard_factory = _SHARD_BACKENDS[config.backend](config, num_workers)
         self.world_set, self.worlds, self.config = world_set, tuple(worlds), config
         self.num_instances = num_instances
         local = {} if config.backend != "local" or config.cache_dir is not None else {

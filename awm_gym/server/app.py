@@ -96,8 +96,9 @@ class WorldServer:
         world_def = world_set[config.world]  # its rows only: no code runs here
         self.world, self.num_tasks = world_def.name, len(world_def.tasks)
         # a server steps the few calls queued at a time: "auto" answers trusted worlds here
-        sharded = env if env.num_workers != "auto" else dataclasses.replace(env, num_workers=0)
-        self.runtime = make_runtime(world_set, [self.world], config.max_sessions, sharded)
+        runtime_env = env if env.num_workers != "auto" else dataclasses.replace(env,
+                                                                                 num_workers=0)
+        self.runtime = make_runtime(world_set, [self.world], config.max_sessions, runtime_env)
         """``WorldRuntime`` (this process) or ``ShardedRuntime`` (worker processes)."""
         with closing_on_error(self.runtime.close):  # its worker processes too
             self.tools = self.runtime.tools(self.world)

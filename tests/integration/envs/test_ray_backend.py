@@ -213,3 +213,9 @@ def test_more_actors_than_the_cluster_has_cpus_is_refused_at_once(ray_cluster: N
     with pytest.raises(EnvUsageError, match=r"num_workers=3 with backend='ray'.*has 2.*Lower "
                                             r"num_workers to 2"):
         gym.make_vec("AWM/spotify-v0", num_envs=6, num_workers=3, backend="ray")
+    # the shards actually started count: 3 asked for over 2 instances is 2 actors, which fit
+    envs = gym.make_vec("AWM/spotify-v0", num_envs=2, num_workers=3, backend="ray")
+    try:
+        assert len(envs.runtime._shards) == 2
+    finally:
+        envs.close()
