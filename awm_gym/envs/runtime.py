@@ -45,7 +45,7 @@ from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WorldRuntime", "StepOutcome", "LOADING"]
+__all__ = ["WorldRuntime", "StepOutcome", "LOADING", "clip_text"]
 
 LOADING = -2
 """``before_each`` position meaning "executing a world's code before its first tool call"."""
@@ -62,6 +62,20 @@ class _Instance:
     slot_world: str = ""
     turns: list[Turn] = field(default_factory=list)  # per step, only when a judge reads them
 
+
+
+def clip_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with a marker saying so (every observation stays
+    in the env's space).
+
+    Example:
+        >>> clip_text("abc", 10), len(clip_text("x" * 100, 60))
+        ('abc', 60)
+    """
+    if len(text) > limit:
+        marker = f"\n[... truncated to {limit} characters]"
+        text = text[:max(0, limit - len(marker))] + marker[:limit]
+    return text
 
 class WorldRuntime:
     """``num_instances`` instances over ``worlds`` of a world set, in this process.
@@ -396,12 +410,7 @@ class WorldRuntime:
         return StepOutcome(text, end.reward, False, truncated, info)
 
     def _clip(self, text: str) -> str:
-        """``text`` cut to ``max_text_length`` (every observation stays in the space)."""
-        limit = self.episode.max_text_length
-        if len(text) > limit:
-            marker = f"\n[... truncated to {limit} characters]"
-            text = text[:max(0, limit - len(marker))] + marker[:limit]
-        return text
+        return clip_text(text, self.episode.max_text_length)
 
     def verifier_for(self, world: str, task: int) -> VerifierDef | None:
         """The verifier the default rubric runs for a task, or None (see :class:`Scorer`)."""

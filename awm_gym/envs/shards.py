@@ -39,7 +39,7 @@ import subprocess
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from awm_gym import info_keys as K
@@ -48,7 +48,7 @@ from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.prepared import world_is_cached
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.runtime import LOADING
+from awm_gym.envs.runtime import LOADING, clip_text
 from awm_gym.envs.shard_worker import send_message
 from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.envs.selection import tasks_of
@@ -323,7 +323,8 @@ class ShardedRuntime:
         out: list[Any] = [None] * len(indices)
         for shard, (positions, _, _) in plan.items():
             try:
-                results = shard.reply(time.monotonic() + 120)
+                results = self._checked(shard.reply(time.monotonic() + 120), len(positions),
+                                        "reset")
             except (EOFError, TimeoutError, OSError) as e:
                 for pos in positions:  # these were being reset: nothing of theirs to keep
                     self._episodes[indices[pos]] = _Episode()
@@ -351,7 +352,8 @@ class ShardedRuntime:
             positions = [sent[p] for p in positions]
             progress = _Progress(self.config)
             try:
-                results = shard.reply(progress.deadline_for(0), progress)
+                results = self._checked(shard.reply(progress.deadline_for(0), progress),
+                                        len(positions), "step")
             except (EOFError, TimeoutError, OSError) as e:
                 reason = "timed out" if isinstance(e, TimeoutError) else "died"
                 logger.warning("worker for instances %d-%d %s (%s); restarting it",
@@ -367,6 +369,21 @@ class ShardedRuntime:
                 elif WORKER_ERROR not in result.info:
                     episode.turns.append(actions[pos])
         return out
+
+    def _checked(self, results: Any, expected: int, kind: str) -> list[Any]:
+        """A worker's ``step``/``reset`` results as the caller may use them: one per instance
+        asked for (else a :class:`~awm_gym.envs.wire.ProtocolError`: the worker counts as dead)
+        and every observation within ``max_text_length``, which world code writing a frame of
+        its own to the reply descriptor could otherwise skip."""
+        if len(results) != expected:
+            raise wire.ProtocolError(f"a reply to {kind!r} has {len(results)} results for "
+                                     f"{expected} instances; the worker is treated as dead")
+        limit = self.config.max_text_length
+        if kind == "reset":
+            return [(clip_text(obs, limit), info) for obs, info in results]
+        return [r if len(r.observation) <= limit else
+                replace(r, observation=clip_text(r.observation, limit))
+                for r in results]
 
     # -- recovery -----------------------------------------------------------------------------
     def _recover(self, shard: Shard, instances: list[int], local: list[int],
