@@ -36,7 +36,7 @@ from .errors import AgentConfigError
 
 __all__ = ["CatalogueMode", "ChatFormatConfig", "EpisodeContext", "Turn", "build_messages",
            "render_catalogue", "ChatRenderer", "DEFAULT_SYSTEM_PROMPT", "cut_observation",
-           "end_token_ids"]
+           "end_token_ids", "pad_token_id"]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are an assistant that completes the user's task inside an app by calling its tools. "
@@ -204,6 +204,36 @@ def end_token_ids(tokenizer: Any, generation_config: Any = None) -> tuple[int, .
     more = eos if isinstance(eos, (list, tuple)) else [eos]
     ids = [tokenizer.eos_token_id, *more]
     return tuple(dict.fromkeys(int(e) for e in ids if e is not None))
+
+
+def pad_token_id(tokenizer: Any) -> int:
+    """The id that pads batches (SFT, GRPO and the transformers sampler alike): the tokenizer's
+    pad id, else its EOS id (many chat tokenizers, Llama's among them, ship no pad token).
+
+    Padding is always masked out (attention mask 0, no loss), so any id the model knows will do;
+    EOS is the usual choice (TRL and transformers' ``generate`` fall back to it too).
+
+    Raises:
+        AgentConfigError: the tokenizer has neither a pad nor an EOS token.
+
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> pad_token_id(NS(pad_token_id=0, eos_token_id=2)), pad_token_id(NS(pad_token_id=None,
+        ...                                                                   eos_token_id=2))
+        (0, 2)
+    """
+    pad = getattr(tokenizer, "pad_token_id", None)
+    if pad is None:
+        pad = getattr(tokenizer, "eos_token_id", None)
+    if pad is None:
+        name = getattr(tokenizer, "name_or_path", "") or "?"
+        raise AgentConfigError(
+            f"{type(tokenizer).__name__} ({name!r}) has neither a pad token nor an EOS token, so "
+            "batches cannot be padded. Set its EOS token to the chat template's end-of-turn "
+            "token (e.g. tokenizer.eos_token = '<|im_end|>'; SFT appends it to every action and "
+            "samplers stop on it), or set tokenizer.pad_token, and save the tokenizer with the "
+            "model (tokenizer.save_pretrained(path)).")
+    return int(pad)
 
 
 class ChatRenderer:

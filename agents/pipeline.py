@@ -205,7 +205,7 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
         sink: receives one ``sft/*`` metrics dict per epoch (the epoch as step).
         timings: receives ``build_model_s``, ``record_oracle_s`` and ``sft_s``.
     """
-    from .chat_format import ChatRenderer
+    from .chat_format import ChatRenderer, pad_token_id
     from .grpo.rollout import list_tasks
     from .sft import run_sft, sft_examples
     from .tiny_model import build_tiny_model
@@ -240,7 +240,7 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     examples = sft_examples(dataset, envs, cfg.chat, ChatRenderer(tokenizer),
                             cfg.sft.only_successful)
     logger.info("SFT on %d examples from %s", len(examples), dataset)
-    run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=cfg.run.seed,
+    run_sft(model, examples, cfg.sft, pad_token_id(tokenizer), seed=cfg.run.seed,
             on_epoch=None if sink is None else
             (lambda e, m: sink.log(m, e + 1)), dtype=cfg.model.dtype)
     model.save_pretrained(path, safe_serialization=True)

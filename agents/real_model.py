@@ -266,7 +266,7 @@ def _run_sft(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, out:
              sink: Any, console: IO[str], timings: dict[str, float]) -> list[Any]:
     """SFT of the LoRA adapters on the oracle's rollouts (``sft.dataset``, else recorded
     now); returns the examples trained on."""
-    from .chat_format import ChatRenderer
+    from .chat_format import ChatRenderer, pad_token_id
     from .grpo.rollout import list_tasks
     from .pipeline import record_oracle
     from .sft import run_sft, sft_examples
@@ -280,7 +280,7 @@ def _run_sft(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, out:
     tokens = sum(e.length for e in examples)
     console.write(f"SFT: {len(examples)} examples, {tokens} tokens an epoch, "
                   f"{cfg.sft.epochs} epochs (LoRA r={cfg.model.lora.r})\n")
-    run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=cfg.run.seed,
+    run_sft(model, examples, cfg.sft, pad_token_id(tokenizer), seed=cfg.run.seed,
             on_epoch=lambda e, m: sink.log(m, e + 1), dtype=cfg.model.dtype)
     timings["sft_s"] = time.perf_counter() - t
     return examples

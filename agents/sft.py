@@ -7,7 +7,7 @@ loss is the token mean of the negative log-likelihood over those action tokens o
 
 Example:
     >>> examples = sft_examples(dataset_dir, envs, ChatFormatConfig(), renderer)   # doctest: +SKIP
-    >>> run_sft(model, tokenizer, examples, SFTConfig(epochs=2))                 # doctest: +SKIP
+    >>> run_sft(model, examples, SFTConfig(epochs=2), pad_token_id(tokenizer))   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -132,7 +132,8 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
         model: a causal LM (train mode is set here).
         examples: prompt ids + target ids (see :func:`sft_examples`).
         cfg: epochs, learning rate, batch sizes.
-        pad_id: the tokenizer's padding id.
+        pad_id: the id that pads rows: :func:`~agents.chat_format.pad_token_id` of the
+            tokenizer (its pad id, else its EOS id; padding never reaches the loss).
         seed: shuffling seed.
         on_epoch: called with ``(epoch, metrics)`` after every epoch (the caller logs it;
             without one, each epoch is one INFO log line).

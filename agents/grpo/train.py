@@ -56,6 +56,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..chat_format import pad_token_id
 from ..errors import AgentConfigError
 from ..precision import DType
 from . import metrics as M
@@ -171,8 +172,7 @@ class GRPOTrainer:
                                            lr=o.lr, betas=(o.beta1, o.beta2),
                                            weight_decay=o.weight_decay)
         self.tasks = list_tasks(envs)
-        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None \
-            else tokenizer.eos_token_id
+        self.pad_id = pad_token_id(tokenizer)
         self.step_idx = 0
         self.last_trajectories: list[Trajectory] = []
 

@@ -21,7 +21,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..chat_format import ChatFormatConfig, ChatRenderer, end_token_ids
+from ..chat_format import ChatFormatConfig, ChatRenderer, end_token_ids, pad_token_id
 from ..errors import ModelLoadError
 from ..lora import causal_lm
 from ..precision import DType, autocast
@@ -113,8 +113,7 @@ class HFBackend:
         self.dtype = DType.coerce(dtype)
         self.sampling = sampling
         self.batch_size = batch_size
-        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None \
-            else tokenizer.eos_token_id
+        self.pad_id = pad_token_id(tokenizer)
         self.eos_ids = list(end_token_ids(tokenizer, model.generation_config))
         """Every id that ends a turn: the tokenizer's end-of-turn and the model's EOS ids."""
 
