@@ -5,7 +5,8 @@ covers the sampled ids and nothing else. Its advantage is its trajectory's, exce
 under ``cut_turn=penalty`` (charged to that sample alone, see :func:`build_samples`). Turns that
 sampled nothing (a prompt over the context) never become samples. :func:`trajectory_credit`
 decides what a trajectory stopped by a cut turn (``max_new_tokens``) scores, and whether it
-trains.
+trains; a trajectory stopped by a context overflow never trains (it is unscored: the overflow
+usually comes from long tool results, not from the policy).
 
 Micro-batches are formed in order, greedily, so that ``rows x longest row <= token budget``
 (a sample longer than the budget gets a micro-batch of its own). Rows are right-padded.
@@ -60,23 +61,29 @@ def trajectory_credit(trajectories: Sequence[Trajectory], cut_turn: CutTurnMode 
     statistics, gets no advantage, so none of its turns trains). With ``penalty`` it keeps its
     env reward (0.0) and is scored like any other: the penalty goes to the cut turn's own
     sample (:func:`build_samples`), never into the group's statistics, where it would lift the
-    other members' advantages and push down the trajectory's earlier turns. Others keep the
-    env's reward and validity.
+    other members' advantages and push down the trajectory's earlier turns. A trajectory
+    stopped by a context overflow is unscored in both modes: its 0.0 says the prompt outgrew
+    the context (long tool results, mostly), not that the policy failed, so it must not push
+    its turns down nor lift the other members of its group. Others keep the env's reward and
+    validity.
 
     Example:
         >>> from agents.grpo.rollout import EpisodeSpec
         >>> cut = Trajectory(EpisodeSpec("w", 0, 0), "t", (), 0.0, True, False, False, "length")
         >>> done = Trajectory(EpisodeSpec("w", 0, 0), "t", (), 1.0, True, True, False, None)
-        >>> trajectory_credit([cut, done], "mask")
-        ([0.0, 1.0], [False, True])
-        >>> trajectory_credit([cut, done], "penalty")
-        ([0.0, 1.0], [True, True])
+        >>> full = Trajectory(EpisodeSpec("w", 0, 0), "t", (), 0.0, True, False, False, "context")
+        >>> trajectory_credit([cut, done, full], "mask")
+        ([0.0, 1.0, 0.0], [False, True, False])
+        >>> trajectory_credit([cut, done, full], "penalty")
+        ([0.0, 1.0, 0.0], [True, True, False])
     """
     mode = CutTurnMode.coerce(cut_turn)
     rewards, valid = [], []
     for traj in trajectories:
         rewards.append(traj.reward)
-        if traj.is_cut:
+        if traj.is_context_overflow:
+            valid.append(False)
+        elif traj.is_cut:
             valid.append(mode is CutTurnMode.PENALTY)
         else:
             valid.append(traj.reward_valid)

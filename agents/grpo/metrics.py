@@ -49,6 +49,8 @@ PROMPT_TOKENS = "rollout/prompt_tokens_per_turn"
 TRUNC_LENGTH = "rollout/trunc_length_turns"
 TRUNC_MAX_TURNS = "rollout/trunc_max_turns_episodes"
 TRUNC_CONTEXT = "rollout/trunc_context_episodes"
+CONTEXT_OVERFLOW_RATE = "rollout/context_overflow_rate"
+"""Share of episodes stopped by a prompt over the context; GRPO leaves them unscored."""
 MASKED_EPISODES = "rollout/masked_cut_episodes"
 LOGP_DIFF_MEAN = "sampling/sampling_logp_difference/mean"
 """Mean |trainer - sampler| log-probability over sampled tokens, before the update (TRL's name)."""
@@ -280,7 +282,8 @@ def rollout_metrics(trajectories: Sequence[Trajectory]) -> dict[str, float]:
         if turns else 0.0,
         TRUNC_LENGTH: float(sum(t.finish_reason == "length" for t in turns)),
         TRUNC_MAX_TURNS: float(sum(t.truncation == "max_turns" for t in trajectories)),
-        TRUNC_CONTEXT: float(sum(t.truncation == "context" for t in trajectories)),
+        TRUNC_CONTEXT: float(sum(t.is_context_overflow for t in trajectories)),
+        CONTEXT_OVERFLOW_RATE: float(np.mean([t.is_context_overflow for t in trajectories])),
     }
 
 

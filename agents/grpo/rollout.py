@@ -10,8 +10,11 @@ How an episode ends, recorded in :attr:`Trajectory.truncation`:
 
 * ``None``: a final answer (verified) or a malformed action (reward -1.0, format error);
 * ``"max_turns"``: the env's step limit (reward 0.0);
-* ``"context"``: the next prompt no longer fits the model's context; the instance is paused
-  (never stepped again) and the episode scores 0.0;
+* ``"context"``: the next prompt no longer fits the model's context (finish reason
+  ``prompt_too_long``, nothing sampled); the instance is paused (never stepped again) and the
+  episode scores 0.0, which evaluation counts as not successful. GRPO leaves it **unscored**
+  (:func:`~agents.grpo.batching.trajectory_credit`): an overflow usually comes from long tool
+  results, not from the policy, so none of its turns trains, as a failure or otherwise;
 * ``"length"``: the turn hit ``max_new_tokens`` (finish reason ``length``). The cut text is
   **not** sent to the env, where it would parse as a malformed action and its -1.0 would be
   copied to every earlier turn of the trajectory; the instance stops, the cut turn is kept
@@ -87,6 +90,11 @@ class Trajectory:
     def is_cut(self) -> bool:
         """True when a turn hit ``max_new_tokens`` and stopped the episode."""
         return self.truncation == "length"
+
+    @property
+    def is_context_overflow(self) -> bool:
+        """True when the next prompt no longer fit the model's context and stopped the episode."""
+        return self.truncation == "context"
 
     @property
     def num_turns(self) -> int:

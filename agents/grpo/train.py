@@ -19,7 +19,10 @@ What one step does, exactly as implemented:
    (``cut_turn=mask``) the whole trajectory is masked (left out of the loss and its group's
    statistics); with ``penalty`` the trajectory keeps its env reward (0.0) in its group and
    only the cut turn's own sample is charged: ``min(A, 0) + cut_turn_reward``. No penalty
-   reaches earlier turns or other trajectories.
+   reaches earlier turns or other trajectories. A trajectory stopped by a context overflow
+   (the next prompt no longer fits the model) is unscored in both modes, none of its turns
+   trains: the overflow usually comes from long tool results, not from the policy
+   (``rollout/context_overflow_rate``).
 5. **Update.** ``optimizer_steps_per_step`` AdamW steps (1 by default) whatever the number of
    turns; token-level PPO-clip with ``clip_low`` 0.2 / ``clip_high`` 0.28, the token losses
    summed per ``loss_norm`` (token mean over the mini-batch by default; each trajectory
