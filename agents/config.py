@@ -25,6 +25,7 @@ from .evaluate import EvalConfig
 from .grpo.config import CutTurnMode, GRPOConfig, OptimConfig, RolloutConfig
 from .grpo.metrics import ReportTo
 from .lora import LoRAConfig
+from .parallel import ParallelConfig
 from .policies.sampling import SamplingConfig
 from .policies.vllm_policy import VLLMEngineConfig
 from .precision import DType, DTypeMismatchError
@@ -185,6 +186,8 @@ class TrainConfig:
     """Evaluation before and after GRPO (at the rollout temperature)."""
     vllm: VLLMEngineConfig = field(default_factory=VLLMEngineConfig)
     """The colocated vLLM engine (when the backend is vllm)."""
+    parallel: ParallelConfig = field(default_factory=ParallelConfig)
+    """Data parallel under torchrun: the engine (ddp | fsdp) and the process-group timeout."""
 
     def __post_init__(self) -> None:
         if self.run.resume and self.model.lora.is_enabled:

@@ -23,6 +23,7 @@ import numpy as np
 
 from .errors import AgentConfigError
 from .grpo.rollout import EpisodeSpec, Trajectory, collect_episodes, list_tasks
+from .parallel import DistInfo, all_gather_objects, shard_evenly
 
 __all__ = ["EvalConfig", "EvalResult", "evaluate_policy", "eval_specs", "wilson_interval",
            "task_bootstrap_interval",
@@ -223,20 +224,26 @@ def eval_specs(tasks: list[tuple[str, int]], cfg: EvalConfig) -> list[EpisodeSpe
     return specs
 
 
-def evaluate_policy(policy: Any, envs: Any, cfg: EvalConfig) -> EvalResult:
+def evaluate_policy(policy: Any, envs: Any, cfg: EvalConfig, world: DistInfo | None = None
+                    ) -> EvalResult:
     """Run the evaluation episodes on ``envs`` (chunked to its size) with ``policy``.
 
     The policy's sampling settings are used as they are (give it ``cfg.temperature``); its
-    seed is set from ``cfg.seed`` so the evaluation repeats exactly.
+    seed is set from ``cfg.seed`` so the evaluation repeats exactly. Under data parallel
+    (``world``) each rank runs every N-th episode on its own env and sampler, and every rank
+    returns the whole evaluation (the episodes gathered back into their order).
     """
+    world = world or DistInfo()
     specs = eval_specs(list_tasks(envs), cfg)
+    mine = shard_evenly(list(range(len(specs))), world.rank, world.world_size)
     n = envs.num_envs
-    trajs: list[Trajectory] = []
-    for start in range(0, len(specs), n):
-        chunk = specs[start:start + n]
-        policy.set_seed(cfg.seed + start)
+    local: list[Trajectory] = []
+    for start in range(0, len(mine), n):
+        chunk = [specs[k] for k in mine[start:start + n]]
+        policy.set_seed(cfg.seed + start + 1_000_003 * world.rank)
         padded = chunk + [chunk[-1]] * (n - len(chunk))  # the env steps every instance
-        trajs.extend(collect_episodes(envs, policy, padded)[:len(chunk)])
+        local.extend(collect_episodes(envs, policy, padded)[:len(chunk)])
+    trajs = _in_spec_order(all_gather_objects(list(zip(mine, local, strict=True))), len(specs))
     by_world: dict[str, list[bool]] = defaultdict(list)
     for t in trajs:
         by_world[t.spec.world].append(t.success)
@@ -246,3 +253,14 @@ def evaluate_policy(policy: Any, envs: Any, cfg: EvalConfig) -> EvalResult:
         format_error_rate=float(np.mean([t.format_error for t in trajs])),
         per_world={w: float(np.mean(v)) for w, v in sorted(by_world.items())},
         trajectories=trajs)
+
+
+def _in_spec_order(indexed: list[tuple[int, Trajectory]], count: int) -> list[Trajectory]:
+    """The gathered ``(spec index, trajectory)`` pairs as the list of all ``count`` episodes."""
+    out: list[Trajectory | None] = [None] * count
+    for k, traj in indexed:
+        out[k] = traj
+    missing = [k for k, t in enumerate(out) if t is None]
+    if missing:
+        raise RuntimeError(f"evaluation episodes {missing[:5]} came back from no rank.")
+    return [t for t in out if t is not None]

@@ -4,7 +4,7 @@
 dependencies the image lacks arrive as a wheelhouse, ``scripts/build_wheelhouse.sh``). In a few
 minutes it checks, on CUDA and in bfloat16:
 
-1. **the process group** with the backend :func:`agents.grpo.distributed.choose_backend` picks
+1. **the process group** with the backend :func:`agents.parallel.choose_backend` picks
    (``cpu:gloo,cuda:nccl``): a CPU float64 all-reduce (the step's counters) and a CUDA one (the
    gradients) in one group;
 2. **the in-memory sync's tensors**: a LoRA model's merged weights
@@ -99,7 +99,7 @@ def check_process_group(device: str) -> dict[str, Any]:
     import torch
     import torch.distributed as dist
 
-    from .grpo.distributed import choose_backend
+    from .parallel import choose_backend
 
     backend = choose_backend(device)
     t = time.perf_counter()

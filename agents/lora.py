@@ -113,9 +113,11 @@ def checkpoint_state(model: Any) -> dict[str, Any]:
     """
     import torch
 
+    from .parallel.engine import full_state_dict
+
     lm = causal_lm(model)
-    if not is_peft_model(model):
-        return {k: v.detach() for k, v in lm.state_dict().items()}
+    if not is_peft_model(model):  # an FSDP2-sharded model's shards gathered (every rank calls)
+        return {k: v.detach() for k, v in full_state_dict(lm.state_dict()).items()}
     from peft.tuners.lora import LoraLayer
 
     deltas: dict[str, Any] = {}

@@ -53,6 +53,15 @@ from .grpo.metrics import (
     make_report_sink,
     plot_metrics,
 )
+from .parallel import (
+    DistInfo,
+    all_gather_objects,
+    barrier,
+    check_parallel,
+    init_distributed,
+    shard_evenly,
+)
+from .parallel.engine import saving_state
 from .policies.sampling import SamplingConfig
 from .policies.vllm_policy import VLLMEngineConfig
 
@@ -118,15 +127,16 @@ def _world_set_path(rollout: RolloutConfig) -> str | None:
 
 
 def make_eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: Any,
-               split: Split | None) -> dict[str, Any]:
+                   split: Split | None, ranks: int = 1) -> dict[str, Any]:
     """One evaluation env per evaluated subset: ``train`` (every training task), and with a
     split ``val_tasks`` (held-out tasks of the training worlds) and ``val_worlds`` (every
-    task of the held-out worlds); a subset with no task here is left out."""
+    task of the held-out worlds); a subset with no task here is left out. Each is sized for
+    one rank's share of the episodes (``ranks``: the number of processes)."""
     from .grpo.rollout import list_tasks
 
     tasks = len(list_tasks(train_envs))
-    out = {"train": make_envs(rollout, _eval_width(evaluation.episodes_per_task * tasks), split,
-                              Subset.TRAIN if split is not None else None)}
+    out = {"train": make_envs(rollout, _eval_width(evaluation.episodes_per_task * tasks, ranks),
+                              split, Subset.TRAIN if split is not None else None)}
     if split is None:
         return out
     per_task = evaluation.val_episodes_per_task or evaluation.episodes_per_task
@@ -140,15 +150,15 @@ def make_eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: A
         for subset, worlds in held.items():
             if worlds:
                 n = sum(len(split.tasks(subset)[w]) for w in worlds)
-                out[subset.value] = make_envs(rollout, _eval_width(per_task * n), split,
+                out[subset.value] = make_envs(rollout, _eval_width(per_task * n, ranks), split,
                                               subset, worlds)
     return out
 
 
 def record_oracle(rollout: RolloutConfig, tasks: list[tuple[str, int]], out: Path, *,
-                  episodes_per_task: int, seed: int) -> Path:
+                  episodes_per_task: int, seed: int, name: str = "oracle") -> Path:
     """Record ``episodes_per_task`` oracle episodes of every task (World.record_dataset) into
-    ``out/datasets``; returns the dataset's folder.
+    ``out/datasets/<name>``; returns the dataset's folder.
 
     Example:
         >>> cfg = TrainConfig()
@@ -165,7 +175,7 @@ def record_oracle(rollout: RolloutConfig, tasks: list[tuple[str, int]], out: Pat
                   max_episode_steps=rollout.max_turns, verbose=0, **rollout.env_kwargs)
     try:
         world.set_policy(OraclePolicy())
-        return world.record_dataset("oracle", episodes=len(worlds), seed=seed,
+        return world.record_dataset(name, episodes=len(worlds), seed=seed,
                                     cache_dir=out / "datasets",
                                     options={"world": worlds, "task_idx": task_idx},
                                     mode="overwrite")
@@ -173,14 +183,21 @@ def record_oracle(rollout: RolloutConfig, tasks: list[tuple[str, int]], out: Pat
         world.close()
 
 
-def _backend_kind(rollout: RolloutConfig) -> BackendKind:
+def _backend_kind(rollout: RolloutConfig, world: DistInfo | None = None) -> BackendKind:
+    """The sampler the run uses: ``auto`` is vLLM when it is installed, except for several
+    ranks on a CPU host (transformers then; an explicit ``vllm`` is refused there by
+    :func:`agents.parallel.check_parallel`)."""
+    from .policies.hf_policy import resolve_device
     from .policies.vllm_policy import vllm_available
 
     kind = rollout.backend
     if kind is BackendKind.AUTO:
-        kind = BackendKind.VLLM if vllm_available() else BackendKind.HF
+        several_on_cpu = (world is not None and world.is_distributed
+                          and resolve_device("auto") == "cpu")
+        kind = BackendKind.VLLM if vllm_available() and not several_on_cpu else BackendKind.HF
         if kind is BackendKind.HF:
-            logger.warning("vLLM is not installed: sampling with transformers instead")
+            logger.warning("%s: sampling with transformers instead",
+                           "several ranks on CPU" if several_on_cpu else "vLLM is not installed")
     return kind
 
 
@@ -191,12 +208,17 @@ def _load_trainer_model(path: str, device: str) -> tuple[Any, Any]:
 
 
 def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any,
-                        sink: Any = None, timings: dict[str, float] | None = None) -> str:
+                        sink: Any = None, timings: dict[str, float] | None = None,
+                        world: DistInfo | None = None) -> str:
     """Build (or take) the starting model and warm-start it with SFT; returns its folder.
 
     ``out/model_init`` holds the built tiny model (when ``cfg.model.path`` is None),
     ``out/model_sft`` the warm-started one. A folder already holding a warm start made with the
     same model, chat, SFT and world settings is reused as is.
+
+    Under data parallel (``world``) every rank records the oracle on its share of the tasks
+    (``datasets/oracle-rank<r>``), the examples are gathered, SFT runs on every rank
+    (:func:`agents.sft.run_sft`) and rank 0 writes the model; every rank returns the folder.
 
     Args:
         cfg: the run config (model, chat, sft, rollout worlds, seed).
@@ -204,19 +226,24 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
         envs: a vector env over the training worlds (tool catalogues, task list).
         sink: receives one ``sft/*`` metrics dict per epoch (the epoch as step).
         timings: receives ``build_model_s``, ``record_oracle_s`` and ``sft_s``.
+        world: this rank's place (None: one process).
     """
-    from .chat_format import ChatRenderer, pad_token_id
+    from .chat_format import pad_token_id
     from .grpo.rollout import list_tasks
-    from .sft import run_sft, sft_examples
+    from .sft import run_sft
     from .tiny_model import build_tiny_model
 
+    world = world or DistInfo()
     out = Path(out)
     timings = timings if timings is not None else {}
     t = time.perf_counter()
-    # the tokenizer learns from the tasks this run trains on (its split's train subset) only
-    init = cfg.model.path or str(build_tiny_model(
-        out / "model_init", cfg.model.tiny, train_tasks=list_tasks(envs),
-        world_set=_world_set_path(cfg.rollout)))
+    init = cfg.model.path
+    if init is None:  # the tokenizer learns from the tasks this run trains on only
+        init = str(out / "model_init")
+        if world.is_main:
+            build_tiny_model(Path(init), cfg.model.tiny, train_tasks=list_tasks(envs),
+                             world_set=_world_set_path(cfg.rollout))
+        barrier(world)
     timings["build_model_s"] = time.perf_counter() - t
     if cfg.sft.epochs == 0:
         return init
@@ -230,24 +257,70 @@ def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any
     manifest = path / "warm_start.json"
     if manifest.exists() and json.loads(manifest.read_text()) == recipe:
         return str(path)
-    t = time.perf_counter()
-    dataset = cfg.sft.dataset or str(record_oracle(
-        cfg.rollout, list_tasks(envs), out, episodes_per_task=cfg.sft.oracle_episodes_per_task,
-        seed=cfg.run.seed))
-    timings["record_oracle_s"] = time.perf_counter() - t
-    t = time.perf_counter()
     model, tokenizer = _load_trainer_model(init, cfg.run.device)
-    examples = sft_examples(dataset, envs, cfg.chat, ChatRenderer(tokenizer),
-                            cfg.sft.only_successful)
-    logger.info("SFT on %d examples from %s", len(examples), dataset)
+    examples = _sft_examples(cfg, out, envs, tokenizer, world, timings)
+    t = time.perf_counter()
     run_sft(model, examples, cfg.sft, pad_token_id(tokenizer), seed=cfg.run.seed,
             on_epoch=None if sink is None else
-            (lambda e, m: sink.log(m, e + 1)), dtype=cfg.model.dtype)
-    model.save_pretrained(path, safe_serialization=True)
-    tokenizer.save_pretrained(path)
-    _write_json(manifest, recipe)  # last: its presence means the warm start is whole
+            (lambda e, m: sink.log(m, e + 1)), dtype=cfg.model.dtype, world=world,
+            parallel=cfg.parallel)
+    _save_model(model, tokenizer, path, world)
+    if world.is_main:
+        _write_json(manifest, recipe)  # last: its presence means the warm start is whole
+    barrier(world)
     timings["sft_s"] = time.perf_counter() - t
     return str(path)
+
+
+def _sft_examples(cfg: TrainConfig, out: Path, envs: Any, tokenizer: Any, world: DistInfo,
+                  timings: dict[str, float]) -> list[Any]:
+    """The warm start's examples: from ``cfg.sft.dataset`` (every rank reads it whole), or
+    from the oracle recorded on the training tasks, each rank its share, gathered."""
+    from .chat_format import ChatRenderer
+    from .errors import DatasetFormatError
+    from .grpo.rollout import list_tasks
+    from .sft import sft_examples
+
+    renderer = ChatRenderer(tokenizer)
+    if cfg.sft.dataset:
+        examples = sft_examples(cfg.sft.dataset, envs, cfg.chat, renderer,
+                                cfg.sft.only_successful)
+        logger.info("SFT on %d examples from %s", len(examples), cfg.sft.dataset)
+        return examples
+    t = time.perf_counter()
+    tasks = shard_evenly(list_tasks(envs), world.rank, world.world_size)
+    name = "oracle" if not world.is_distributed else f"oracle-rank{world.rank}"
+    mine: list[Any] = []
+    if tasks:
+        dataset = record_oracle(cfg.rollout, tasks, out, name=name, seed=cfg.run.seed,
+                                episodes_per_task=cfg.sft.oracle_episodes_per_task)
+        try:
+            mine = sft_examples(str(dataset), envs, cfg.chat, renderer, cfg.sft.only_successful)
+        except DatasetFormatError:
+            if not world.is_distributed:
+                raise
+            # this rank's share may hold no successful episode; the others' count
+    timings["record_oracle_s"] = time.perf_counter() - t
+    examples = all_gather_objects(mine)
+    if not examples:
+        raise DatasetFormatError("the oracle's recordings gave no SFT example (no successful "
+                                 "episode on any rank).")
+    logger.info("SFT on %d examples from the oracle's rollouts", len(examples))
+    return examples
+
+
+def _save_model(model: Any, tokenizer: Any, path: Path, world: DistInfo) -> None:
+    """Rank 0 writes ``model`` to ``path`` (a sharded model's full tensors gathered first, on
+    every rank)."""
+    from .lora import causal_lm
+    from .parallel import full_state_dict
+    from .parallel.engine import is_sharded
+
+    state = full_state_dict(model.state_dict()) if is_sharded(causal_lm(model)) else None
+    if world.is_main:
+        model.save_pretrained(path, safe_serialization=True, **({} if state is None
+                                                                else {"state_dict": state}))
+        tokenizer.save_pretrained(path)
 
 
 def _prepare_for_training(model: Any, model_cfg: ModelConfig) -> Any:
@@ -294,10 +367,10 @@ def _eval_policy(train: Any, tokenizer: Any, chat: ChatFormatConfig, sampling: S
                       train.context_length, name=f"{train.name}-eval")
 
 
-def _evaluate(policy: Any, evals: dict[str, Any], evaluation: EvalConfig, sink: Any, step: int
-              ) -> dict[str, EvalResult]:
-    """Evaluate every subset of ``evals`` (see :func:`make_eval_envs`); one metrics line for
-    all."""
+def _evaluate(policy: Any, evals: dict[str, Any], evaluation: EvalConfig, sink: Any, step: int,
+              world: DistInfo | None = None) -> dict[str, EvalResult]:
+    """Evaluate every subset of ``evals`` (see :func:`make_eval_envs`), each rank its share of
+    the episodes; one metrics line for all."""
     start = time.perf_counter()
     held_out = dataclasses.replace(
         evaluation,
@@ -306,7 +379,7 @@ def _evaluate(policy: Any, evals: dict[str, Any], evaluation: EvalConfig, sink: 
     metrics: dict[str, float] = {}
     for name, envs in evals.items():
         results[name] = evaluate_policy(policy, envs,
-                                        evaluation if name == "train" else held_out)
+                                        evaluation if name == "train" else held_out, world)
         metrics.update(results[name].metrics(EVAL_AREAS[name]))
     metrics["time/eval_s"] = time.perf_counter() - start
     sink.log(metrics, step)
@@ -339,29 +412,28 @@ def _phase_line(timings: dict[str, float]) -> str:
                                    for k, v in timings.items())
 
 
-def _barrier(world: Any) -> None:
-    if world.is_distributed:
-        import torch.distributed as dist
-
-        dist.barrier()
-
-
 def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, Any]:
     """Run the whole job (see the module docstring); returns the summary it writes.
 
-    Under ``torchrun`` (data parallel, :mod:`agents.grpo.distributed`) every process trains on
-    its share of each step's groups; rank 0 alone warm-starts, evaluates, logs and writes the
-    run folder, the others wait for it where they need its output.
+    Under ``torchrun`` (data parallel, :mod:`agents.parallel`) every rank works in every phase:
+    it records the oracle on its share of the tasks, trains SFT and GRPO through the engine
+    (DDP or FSDP2) on its share of each batch, and runs its share of every evaluation's
+    episodes; rank 0 alone logs and writes the run folder.
     """
     import torch
 
     from .grpo.checkpoint import latest_checkpoint
-    from .grpo.distributed import init_distributed
     from .policies.hf_policy import resolve_device
 
     t_start = time.perf_counter()
     console = console or sys.stderr
-    world = init_distributed(resolve_device(cfg.run.device))
+    device = resolve_device(cfg.run.device)
+    world = init_distributed(device, cfg.parallel.timeout_s)
+    kind = _backend_kind(cfg.rollout, world)
+    check_parallel(cfg.parallel, world_size=world.world_size,
+                   groups_per_step=cfg.rollout.groups_per_step, device=device,
+                   sampler=kind.value, lora=cfg.model.lora.is_enabled,
+                   warm_start=cfg.sft.epochs > 0 and not cfg.run.resume)
     out = Path(cfg.run.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if cfg.run.torch_threads is not None:
@@ -375,10 +447,11 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
     train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step // world.world_size,
                            split, Subset.TRAIN if split is not None else None)
     with closing_on_error(train_envs.close):
-        eval_envs = make_eval_envs(cfg.rollout, cfg.eval, train_envs, split)
+        eval_envs = make_eval_envs(cfg.rollout, cfg.eval, train_envs, split, world.world_size)
     timings: dict[str, float] = {}
     try:
-        summary = _train(cfg, out, world, checkpoint, split, train_envs, eval_envs, sink, timings)
+        summary = _train(cfg, out, world, kind, checkpoint, split, train_envs, eval_envs, sink,
+                         timings)
     finally:
         sink.close()
         train_envs.close()
@@ -389,6 +462,8 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
         summary["timings"] = timings
         _write_json(out / "summary.json", summary)
         console.write(_phase_line(timings) + "\n")
+    if world.is_distributed:  # after the vLLM engines are gone (their finalisers need it)
+        torch.distributed.destroy_process_group()
     return summary
 
 
@@ -409,45 +484,39 @@ def _open_sink(cfg: TrainConfig, out: Path, is_main: bool, console: IO[str],
     return MultiSink(sinks)
 
 
-def _train(cfg: TrainConfig, out: Path, world: Any, checkpoint: Path | None,
-           split: Split | None, train_envs: Any, eval_envs: dict[str, Any], sink: Any,
-           timings: dict[str, float]) -> dict[str, Any]:
+def _train(cfg: TrainConfig, out: Path, world: DistInfo, kind: BackendKind,
+           checkpoint: Path | None, split: Split | None, train_envs: Any,
+           eval_envs: dict[str, Any], sink: Any, timings: dict[str, float]) -> dict[str, Any]:
     """Warm start (or resume), evaluate, GRPO with evaluations every ``eval.every`` steps,
-    then rank 0 finishes the run (:func:`_finish`); returns the summary (empty off rank 0)."""
+    then finish the run (:func:`_finish`); every rank takes part in each, and returns the
+    summary."""
     if checkpoint is None:
-        if world.is_main:
-            prepare_start_model(cfg, out, train_envs, sink, timings)
-        _barrier(world)  # the others reuse rank 0's warm start
-        start_path = prepare_start_model(cfg, out, train_envs)
+        start_path = prepare_start_model(cfg, out, train_envs, sink, timings, world)
     else:
         start_path = str(checkpoint)
     model, tokenizer = _load_trainer_model(start_path, cfg.run.device)
     model = _prepare_for_training(model, cfg.model)
-    kind = _backend_kind(cfg.rollout)
     policy = _rollout_policy(kind, model, tokenizer, start_path, cfg.model, cfg.chat,
                              cfg.sampling, cfg.vllm, cfg.rollout.hf_batch_size)
     evaluator = _eval_policy(policy, tokenizer, cfg.chat, cfg.sampling, cfg.eval.temperature)
-    if checkpoint is None and world.is_main:
-        _evaluate_before(cfg, out, evaluator, eval_envs, sink, split, start_path, timings)
-    _barrier(world)
-    summary_before = json.loads((out / _SUMMARY_BEFORE).read_text())
+    if checkpoint is None:
+        summary_before = _evaluate_before(cfg, out, evaluator, eval_envs, sink, split,
+                                          start_path, timings, world)
+    else:
+        summary_before = json.loads((out / _SUMMARY_BEFORE).read_text())
     trainer = _make_trainer(cfg, world, checkpoint, model, tokenizer, train_envs, policy,
                             summary_before["sft_model"])
 
     def maybe_eval(step: int, _: dict[str, float]) -> None:
         if cfg.eval.every and step % cfg.eval.every == 0 and step < cfg.grpo.steps:
-            if world.is_main:
-                _evaluate(evaluator, eval_envs, cfg.eval, sink, step)
-            _barrier(world)
+            _evaluate(evaluator, eval_envs, cfg.eval, sink, step, world)
 
     t = time.perf_counter()
     trainer.train(cfg.grpo.steps, sink, str(out), on_step=maybe_eval)
     timings["grpo_s"] = time.perf_counter() - t
-    summary: dict[str, Any] = {}
-    if world.is_main:
-        summary = _finish(cfg, out, model, tokenizer, evaluator, eval_envs, sink, kind,
-                          policy.name, summary_before, timings)
-    _barrier(world)
+    summary = _finish(cfg, out, trainer, evaluator, eval_envs, sink, kind, policy.name,
+                      summary_before, timings)
+    barrier(world)
     policy.close()
     return summary
 
@@ -458,17 +527,21 @@ _SUMMARY_BEFORE = "summary_before.json"
 
 def _evaluate_before(cfg: TrainConfig, out: Path, evaluator: Any, eval_envs: dict[str, Any],
                      sink: Any, split: Split | None, start_path: str,
-                     timings: dict[str, float]) -> None:
-    """Evaluate the start model (step 0) and write :data:`_SUMMARY_BEFORE`."""
+                     timings: dict[str, float], world: DistInfo) -> dict[str, Any]:
+    """Evaluate the start model (step 0); rank 0 writes :data:`_SUMMARY_BEFORE` (a resumed run
+    reads it back). Returns what it holds."""
     t = time.perf_counter()
-    before = _evaluate(evaluator, eval_envs, cfg.eval, sink, 0)
+    before = _evaluate(evaluator, eval_envs, cfg.eval, sink, 0, world)
     timings["eval_before_s"] = time.perf_counter() - t
-    _write_json(out / _SUMMARY_BEFORE, {"success_before": before["train"].success_rate,
-                                        "reward_before": before["train"].reward_mean,
-                                        "per_world_before": before["train"].per_world,
-                                        "held_out": _held_out(before, "before"),
-                                        "split": _split_record(split, out),
-                                        "sft_model": start_path})
+    summary = {"success_before": before["train"].success_rate,
+               "reward_before": before["train"].reward_mean,
+               "per_world_before": before["train"].per_world,
+               "held_out": _held_out(before, "before"),
+               "split": _split_record(split, out),
+               "sft_model": start_path}
+    if world.is_main:
+        _write_json(out / _SUMMARY_BEFORE, summary)
+    return summary
 
 
 def _make_trainer(cfg: TrainConfig, world: Any, checkpoint: Path | None, model: Any,
@@ -485,35 +558,42 @@ def _make_trainer(cfg: TrainConfig, world: Any, checkpoint: Path | None, model: 
     setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
                       cfg.run.seed, cfg.run.checkpoint_every, cfg.model.dtype)
     trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup, ref_model,
-                          config_to_dict(cfg), world=world)
+                          config_to_dict(cfg), world=world, parallel=cfg.parallel)
     if checkpoint is not None:
         trainer.load_state(str(checkpoint), read_trainer_state(checkpoint).step)
     return trainer
 
 
-def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: Any,
+def _finish(cfg: TrainConfig, out: Path, trainer: Any, evaluator: Any,
             eval_envs: dict[str, Any], sink: Any, kind: BackendKind, policy_name: str,
             summary_before: dict[str, Any], timings: dict[str, float]) -> dict[str, Any]:
-    """Save the final model, evaluate it, plot, write transcripts; returns the summary."""
+    """Save the final model, evaluate it (every rank its share), and on rank 0 plot and write
+    transcripts; returns the summary."""
     from awm_gym.manager import write_transcripts
 
     from .grpo.rollout import to_episode
 
-    model.save_pretrained(out / "model_final", safe_serialization=True)
-    tokenizer.save_pretrained(out / "model_final")
+    world = trainer.world
+    model_state, _ = saving_state(trainer.train_module, None)  # every rank, when sharded
+    if world.is_main:
+        trainer.model.save_pretrained(out / "model_final", safe_serialization=True,
+                                      **({} if model_state is None
+                                         else {"state_dict": model_state}))
+        trainer.tokenizer.save_pretrained(out / "model_final")
     t = time.perf_counter()
-    results = _evaluate(evaluator, eval_envs, cfg.eval, sink, cfg.grpo.steps)
+    results = _evaluate(evaluator, eval_envs, cfg.eval, sink, cfg.grpo.steps, world)
     after = results["train"]
     timings["eval_after_s"] = time.perf_counter() - t
     held_out = summary_before.get("held_out") or {}
     for name, values in _held_out(results, "after").items():
         held_out[name] = {**held_out.get(name, {}), **values}
-    worlds = ", ".join(cfg.rollout.worlds) if cfg.rollout.worlds else cfg.rollout.env_id
-    plot_metrics(out / "metrics.jsonl", out / "reward.png",
-                 title=f"GRPO on {worlds} ({kind.value} sampling)")
-    episodes = [to_episode(tr, k, policy_name)
-                for k, tr in enumerate(after.trajectories[:cfg.run.transcripts])]
-    write_transcripts(episodes, out / "transcripts", title="after GRPO (evaluation)")
+    if world.is_main:
+        worlds = ", ".join(cfg.rollout.worlds) if cfg.rollout.worlds else cfg.rollout.env_id
+        plot_metrics(out / "metrics.jsonl", out / "reward.png",
+                     title=f"GRPO on {worlds} ({kind.value} sampling)")
+        episodes = [to_episode(tr, k, policy_name)
+                    for k, tr in enumerate(after.trajectories[:cfg.run.transcripts])]
+        write_transcripts(episodes, out / "transcripts", title="after GRPO (evaluation)")
     return {**summary_before, "success_after": after.success_rate,
             "reward_after": after.reward_mean, "per_world_after": after.per_world,
             "held_out": held_out,
@@ -521,12 +601,14 @@ def _finish(cfg: TrainConfig, out: Path, model: Any, tokenizer: Any, evaluator: 
             "eval_episodes": len(after.trajectories), "run_dir": str(out)}
 
 
-def _eval_width(episodes: int, most: int = 64) -> int:
-    """Instances for ``episodes`` evaluation episodes: at most ``most``, chunks of equal size.
+def _eval_width(episodes: int, ranks: int = 1, most: int = 64) -> int:
+    """Instances for one rank's share of ``episodes`` evaluation episodes: at most ``most``,
+    chunks of equal size.
 
     Example:
-        >>> _eval_width(80), _eval_width(40), _eval_width(130)
-        (40, 40, 44)
+        >>> _eval_width(80), _eval_width(40), _eval_width(130), _eval_width(130, ranks=2)
+        (40, 40, 44, 33)
     """
+    episodes = -(-episodes // ranks)
     chunks = -(-episodes // most)
     return -(-episodes // chunks)

@@ -29,7 +29,16 @@ from .chat_format import (
     tool_listing,
 )
 from .errors import AgentConfigError, DatasetFormatError
-from .grpo.batching import TrainSample, collate, pack_micro_batches
+from .grpo.batching import TrainSample, collate, pack_micro_batches, padding_batch
+from .parallel import (
+    DistInfo,
+    ParallelConfig,
+    all_reduce,
+    gradient_scale,
+    gradient_sync,
+    shard_evenly,
+    wrap_for_training,
+)
 from .precision import DType, autocast
 
 logger = logging.getLogger(__name__)
@@ -125,8 +134,14 @@ def sft_examples(dataset_path: str, envs: Any, chat: ChatFormatConfig, renderer:
 
 def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id: int,
             seed: int = 0, on_epoch: Callable[[int, dict[str, float]], None] | None = None,
-            dtype: DType | str = DType.FLOAT32) -> dict[str, float]:
+            dtype: DType | str = DType.FLOAT32, world: DistInfo | None = None,
+            parallel: ParallelConfig | None = None) -> dict[str, float]:
     """Train ``model`` in place on ``examples``; returns the last epoch's metrics.
+
+    Under data parallel (``world``) every rank holds all the examples and shuffles them the
+    same way; each batch of ``cfg.batch_size`` is split over the ranks, the loss is divided by
+    the whole batch's tokens, and the model trains through torch's DDP or FSDP2
+    (:mod:`agents.parallel`), so every optimizer step is the one-process step.
 
     Args:
         model: a causal LM (train mode is set here).
@@ -138,39 +153,38 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
         on_epoch: called with ``(epoch, metrics)`` after every epoch (the caller logs it;
             without one, each epoch is one INFO log line).
         dtype: the run's precision (bfloat16: forward passes under autocast).
+        world: this rank's place (None: one process).
+        parallel: the engine (DDP by default) when ``world`` has several ranks.
     """
     import torch
 
-    from .grpo.loss import token_logprobs
-
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr,
-                                  betas=(0.9, 0.99), weight_decay=0.0)
+    world = world or DistInfo()
+    device = next(model.parameters()).device
+    module = wrap_for_training(model, (parallel or ParallelConfig()).strategy, world,
+                               device.type)
+    optimizer = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad],
+                                  lr=cfg.lr, betas=(0.9, 0.99), weight_decay=0.0)
     rng = random.Random(seed)
     order = list(range(len(examples)))
     metrics: dict[str, float] = {}
-    device = next(model.parameters()).device
-    model.train()
+    module.train()
     for epoch in range(cfg.epochs):
         start = time.perf_counter()
         rng.shuffle(order)
-        total_loss, total_tokens, seen_tokens = 0.0, 0, 0
+        sums = [0.0, 0.0, 0.0]  # loss x tokens, tokens, tokens seen (this rank's)
         for b in range(0, len(order), cfg.batch_size):
             batch_samples = [examples[k] for k in order[b:b + cfg.batch_size]]
-            n_tokens = sum(len(s.completion_ids) for s in batch_samples)
+            n_tokens = sum(len(s.completion_ids) for s in batch_samples)  # the whole batch's
+            mine = shard_evenly(batch_samples, world.rank, world.world_size)
             optimizer.zero_grad(set_to_none=True)
-            for micro in pack_micro_batches(batch_samples, cfg.micro_batch_tokens,
-                                            sort_by_length=True):
-                batch = collate([batch_samples[k] for k in micro], pad_id)
-                with autocast(dtype, device):
-                    logp, _ = token_logprobs(model, batch, 1.0)
-                mask = batch.loss_mask.to(logp.device)
-                loss = -(logp * mask).sum() / n_tokens
-                loss.backward()
-                total_loss += float(loss.detach()) * n_tokens
-                seen_tokens += int(batch.attention_mask.sum())
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            loss_sum, seen = _accumulate(module, mine, n_tokens, cfg, pad_id, dtype, device,
+                                         world.is_distributed)
+            torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
             optimizer.step()
-            total_tokens += n_tokens
+            sums[0] += loss_sum
+            sums[1] += n_tokens if world.is_main else 0
+            sums[2] += seen
+        total_loss, total_tokens, seen_tokens = all_reduce(sums)
         elapsed = time.perf_counter() - start
         metrics = {"sft/loss": total_loss / max(total_tokens, 1), "sft/epoch": float(epoch + 1),
                    "sft/tokens_per_s": seen_tokens / max(elapsed, 1e-9), "sft/epoch_s": elapsed}
@@ -180,3 +194,35 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
             logger.info("sft epoch %d/%d: loss %.4f (%.1fs)", epoch + 1, cfg.epochs,
                         metrics["sft/loss"], elapsed)
     return metrics
+
+
+def _accumulate(module: Any, samples: Sequence[TrainSample], n_tokens: int, cfg: SFTConfig,
+                pad_id: int, dtype: DType | str, device: Any, is_distributed: bool
+                ) -> tuple[float, int]:
+    """Add this rank's share of one batch to the gradients (reduced over ranks with the last
+    micro-batch; every rank runs as many, zero-weight padding included). Returns this share's
+    summed loss (x ``n_tokens``) and the tokens it ran."""
+    from .grpo.loss import token_logprobs
+
+    micros: list[list[int] | None] = list(pack_micro_batches(samples, cfg.micro_batch_tokens,
+                                                             sort_by_length=True))
+    if is_distributed:
+        (most,) = all_reduce([len(micros)], "max")
+        micros.extend([None] * (int(most) - len(micros)))
+    scale = gradient_scale(module)  # the engines average over ranks; n_tokens is global
+    loss_sum, seen = 0.0, 0
+    for j, micro in enumerate(micros):
+        batch = (collate([samples[k] for k in micro], pad_id) if micro is not None
+                 else padding_batch(pad_id))
+        with gradient_sync(module, enabled=j == len(micros) - 1):
+            with autocast(dtype, device):
+                logp, _ = token_logprobs(module, batch, 1.0)
+            mask = batch.loss_mask.to(logp.device)
+            if micro is None:
+                mask = mask & False  # a padding pass: zero loss, every parameter touched
+            loss = -(logp * mask).sum() / n_tokens
+            (loss * scale if scale != 1.0 else loss).backward()
+        if micro is not None:
+            loss_sum += float(loss.detach()) * n_tokens
+            seen += int(batch.attention_mask.sum())
+    return loss_sum, seen

@@ -5,11 +5,9 @@ Heavy dependencies (torch) are imported inside functions, so importing this pack
 
 from .advantages import AdvantageMode, Advantages, compute_advantages
 from .config import BackendKind, CutTurnMode, GRPOConfig, OptimConfig, RolloutConfig
-from .distributed import DistInfo, init_distributed
 from .rollout import EpisodeSpec, Trajectory, TurnSample, collect_episodes
 from .train import GRPOSetup, GRPOTrainer
 
-__all__ = ["AdvantageMode", "Advantages", "BackendKind", "CutTurnMode", "DistInfo",
-           "EpisodeSpec", "GRPOConfig", "GRPOSetup", "GRPOTrainer", "OptimConfig", "RolloutConfig",
-           "Trajectory", "TurnSample", "collect_episodes", "compute_advantages",
-           "init_distributed"]
+__all__ = ["AdvantageMode", "Advantages", "BackendKind", "CutTurnMode", "EpisodeSpec",
+           "GRPOConfig", "GRPOSetup", "GRPOTrainer", "OptimConfig", "RolloutConfig", "Trajectory",
+           "TurnSample", "collect_episodes", "compute_advantages"]

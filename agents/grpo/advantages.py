@@ -64,8 +64,8 @@ class Advantages:
 
 
 def compute_advantages(rewards: Sequence[float], groups: Sequence[int], valid: Sequence[bool],
-                       mode: AdvantageMode | str = AdvantageMode.GROUP, eps: float = 1e-4
-                       ) -> Advantages:
+                       mode: AdvantageMode | str = AdvantageMode.GROUP, eps: float = 1e-4,
+                       batch_rewards: Sequence[float] | None = None) -> Advantages:
     """Normalize trajectory rewards within their groups.
 
     Args:
@@ -74,6 +74,16 @@ def compute_advantages(rewards: Sequence[float], groups: Sequence[int], valid: S
         valid: False for trajectories whose reward could not be scored.
         mode: ``group``, ``mean`` or ``batch``.
         eps: added to the standard deviation before dividing.
+        batch_rewards: the valid rewards of the whole step's batch, whose standard deviation
+            ``batch`` divides by (None: the valid ``rewards`` given). Under data parallel the
+            trainer gathers them from every rank, so the update is the one-process update.
+
+    Example:
+        >>> local = compute_advantages([1.0, 0.0], [0, 0], [True, True], "batch")
+        >>> whole = compute_advantages([1.0, 0.0], [0, 0], [True, True], "batch",
+        ...                            batch_rewards=[1.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+        >>> round(float(local.values[0]), 3), round(float(whole.values[0]), 3)
+        (1.0, 1.341)
     """
     mode = AdvantageMode.coerce(mode)
     r = np.asarray(rewards, dtype=np.float64)
@@ -96,5 +106,6 @@ def compute_advantages(rewards: Sequence[float], groups: Sequence[int], valid: S
         if mode is AdvantageMode.GROUP:
             values[members] /= r[members].std() + eps
     if mode is AdvantageMode.BATCH and ok.any():
-        values[trainable] /= r[ok].std() + eps
+        spread = r[ok] if batch_rewards is None else np.asarray(batch_rewards, dtype=np.float64)
+        values[trainable] /= spread.std() + eps
     return Advantages(values, trainable, zero, len(ids))

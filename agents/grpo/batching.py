@@ -31,7 +31,7 @@ import numpy as np
 from .config import CutTurnMode
 from .rollout import Trajectory
 
-__all__ = ["TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate",
+__all__ = ["padding_batch", "TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate",
            "MicroBatch"]
 
 
@@ -220,3 +220,15 @@ def collate(samples: Sequence[TrainSample], pad_id: int) -> MicroBatch:
         loss_mask=loss_mask, sampler_logprobs=sampler,
         has_sampler_logprobs=torch.tensor([bool(s.sampler_logprobs) for s in samples]),
         advantages=torch.tensor([s.advantage for s in samples], dtype=torch.float32))
+
+
+def padding_batch(pad_id: int) -> MicroBatch:
+    """A one-row micro-batch whose single loss position is padding: the zero-weight forward and
+    backward that a data-parallel rank with fewer micro-batches runs (its gradient is zero,
+    but it touches every parameter, as the engines' collectives expect).
+
+    Example:
+        >>> padding_batch(0).loss_mask.tolist()
+        [[True]]
+    """
+    return collate([TrainSample((pad_id,), (pad_id,), 0.0, ())], pad_id)

@@ -43,7 +43,9 @@ class TrainerState:
 
 
 def save_checkpoint(run_dir: str | os.PathLike[str], step: int, model: Any, tokenizer: Any,
-                    optimizer: Any, config: dict[str, Any], keep_last: int | None = 2) -> Path:
+                    optimizer: Any, config: dict[str, Any], keep_last: int | None = 2,
+                    model_state: dict[str, Any] | None = None,
+                    optimizer_state: dict[str, Any] | None = None) -> Path:
     """Write the checkpoint after ``step`` completed GRPO steps; returns its folder.
 
     Args:
@@ -53,6 +55,8 @@ def save_checkpoint(run_dir: str | os.PathLike[str], step: int, model: Any, toke
         optimizer: its ``state_dict`` goes to ``optimizer.pt``.
         config: the resolved run config (JSON-able).
         keep_last: keep only this many newest checkpoints (None: all).
+        model_state, optimizer_state: full states gathered beforehand (a sharded model's,
+            :func:`agents.parallel.engine.saving_state`; None: the model's and optimizer's own).
     """
     import torch
 
@@ -60,9 +64,13 @@ def save_checkpoint(run_dir: str | os.PathLike[str], step: int, model: Any, toke
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"step_{step:06d}"
     tmp = make_temp_dir(root, prefix=f".{final.name}.")
-    model.save_pretrained(tmp, safe_serialization=True)
+    if model_state is None:
+        model.save_pretrained(tmp, safe_serialization=True)
+    else:
+        model.save_pretrained(tmp, safe_serialization=True, state_dict=model_state)
     tokenizer.save_pretrained(tmp)
-    torch.save(optimizer.state_dict(), tmp / OPTIMIZER_FILE)
+    torch.save(optimizer.state_dict() if optimizer_state is None else optimizer_state,
+               tmp / OPTIMIZER_FILE)
     (tmp / STATE_FILE).write_text(json.dumps({"step": step, "config": config}, indent=2))
     if final.exists():
         shutil.rmtree(final)
@@ -103,11 +111,15 @@ def read_trainer_state(path: str | os.PathLike[str]) -> TrainerState:
     return TrainerState(int(data["step"]), dict(data["config"]))
 
 
-def load_optimizer_state(path: str | os.PathLike[str], optimizer: Any) -> None:
-    """Restore an optimizer's state from a checkpoint folder."""
+def load_optimizer_state(path: str | os.PathLike[str], optimizer: Any,
+                         module: Any = None) -> None:
+    """Restore an optimizer's state from a checkpoint folder (``module``: the trained module,
+    when it may be sharded: :func:`agents.parallel.engine.restore_optimizer`)."""
     import torch
+
+    from ..parallel.engine import restore_optimizer
 
     file = Path(path) / OPTIMIZER_FILE
     if not file.exists():
         raise CheckpointError(f"{path} has no {OPTIMIZER_FILE}; it is not a training checkpoint.")
-    optimizer.load_state_dict(torch.load(file, weights_only=True))
+    restore_optimizer(module, optimizer, torch.load(file, weights_only=True))

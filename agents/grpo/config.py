@@ -256,8 +256,9 @@ class OptimConfig:
     max_grad_norm: float = 1.0
     """Clip the global gradient norm to this before each optimizer step."""
     optimizer_steps_per_step: int = 1
-    """Optimizer steps per GRPO step, whatever the number of turns (the samples are split in
-    this many mini-batches; with 1 the policy ratio is exactly 1)."""
+    """Optimizer steps per GRPO step, whatever the number of turns (the trajectories are split
+    in this many mini-batches, each trajectory whole in one; the first mini-batch's policy
+    ratio is exactly 1, so with 1 the clip never binds)."""
     micro_batch_tokens: int = 16384
     """Token budget of one forward/backward (rows x longest row); gradients accumulate."""
 

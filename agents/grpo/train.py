@@ -34,8 +34,10 @@ What one step does, exactly as implemented:
    memory (a LoRA adapter merged in), whenever the optimizer stepped, also on a rank that had
    no samples of its own (its weights moved with the others' gradients).
 
-Data parallel (``torchrun``, :mod:`agents.grpo.distributed`): each rank runs whole groups of
-the step, and the summed gradient equals the one-process gradient of the whole batch.
+Data parallel (``torchrun``, :mod:`agents.parallel`): each rank runs whole groups of the step
+on its own share of the instances; ``advantage=batch`` divides by the standard deviation of
+every rank's rewards; the model trains through torch's DDP (or FSDP2) and the reduced gradient
+equals the one-process gradient of the whole batch.
 7. **Log and checkpoint.** Metrics go to the sinks; checkpoints every ``checkpoint_every``
    steps hold weights, optimizer and step; all randomness derives from ``(seed, step)``, so a
    resumed run repeats the next step exactly.
@@ -61,13 +63,21 @@ from typing import Any
 
 from ..chat_format import pad_token_id
 from ..errors import AgentConfigError
+from ..parallel import (
+    DistInfo,
+    ParallelConfig,
+    all_gather_objects,
+    all_reduce,
+    shard_groups,
+    wrap_for_training,
+)
+from ..parallel.engine import saving_state
 from ..precision import DType
 from . import metrics as M
-from .advantages import compute_advantages
+from .advantages import AdvantageMode, compute_advantages
 from .batching import build_samples, trajectory_credit
 from .checkpoint import load_optimizer_state, save_checkpoint
 from .config import CutTurnMode, GRPOConfig, LossNorm, OptimConfig, RolloutConfig
-from .distributed import DistInfo, all_gather_objects, all_reduce, shard_groups
 from .rollout import EpisodeSpec, RolloutTimings, Trajectory, collect_episodes, list_tasks
 from .update import grpo_update
 
@@ -131,6 +141,39 @@ def step_specs(tasks: list[tuple[str, int]], rollout: RolloutConfig, seed: int, 
     return specs
 
 
+@dataclass(frozen=True)
+class StepSamples:
+    """What a step's trajectories train: the samples, and the counts its metrics report."""
+
+    samples: list[Any]
+    zero_std_groups: int
+    groups: int
+    masked: int
+    """Trajectories stopped by a cut turn and left out of the loss (``cut_turn=mask``)."""
+
+
+def step_samples(trajs: list[Trajectory], grpo: GRPOConfig, world: DistInfo | None = None
+                 ) -> StepSamples:
+    """This rank's training samples from its trajectories (whole groups): rewards, advantages
+    (``batch``'s standard deviation over every rank's rewards), one sample per turn.
+
+    Example:
+        >>> step_samples([], GRPOConfig()).samples
+        []
+    """
+    rewards, scored = trajectory_credit(trajs, grpo.cut_turn)
+    batch_rewards = None
+    if world is not None and world.is_distributed and grpo.advantage is AdvantageMode.BATCH:
+        batch_rewards = all_gather_objects([r for r, ok in zip(rewards, scored, strict=True)
+                                            if ok])
+    adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored, grpo.advantage,
+                             grpo.adv_eps, batch_rewards)
+    penalty = grpo.cut_turn_reward if grpo.cut_turn is CutTurnMode.PENALTY else None
+    samples = build_samples(trajs, adv.values, adv.trainable, penalty)
+    masked = sum(t.is_cut and not ok for t, ok in zip(trajs, scored, strict=True))
+    return StepSamples(samples, adv.zero_std_groups, adv.groups, masked)
+
+
 class GRPOTrainer:
     """Collect groups, compute advantages, update, sync, log: one :meth:`step` at a time.
 
@@ -144,11 +187,15 @@ class GRPOTrainer:
         config_record: the resolved run config, saved in checkpoints.
         world: this process's rank and the number of processes (data parallel); ``envs`` then
             has this rank's share of the instances.
+        parallel: how the model is spread over ranks (DDP by default; ignored in one
+            process): the trainer runs forward and backward through
+            :func:`agents.parallel.wrap_for_training`'s module, while ``model`` itself samples
+            (transformers), syncs the vLLM engine and is saved.
     """
 
     def __init__(self, model: Any, tokenizer: Any, envs: Any, policy: Any, setup: GRPOSetup,
                  ref_model: Any = None, config_record: dict[str, Any] | None = None,
-                 world: DistInfo | None = None) -> None:
+                 world: DistInfo | None = None, parallel: ParallelConfig | None = None) -> None:
         import torch
 
         self.world = world or DistInfo()
@@ -170,10 +217,13 @@ class GRPOTrainer:
         self.setup = setup
         self.ref_model = ref_model
         self.config_record = config_record or {}
-        o = setup.optim
-        self.optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
-                                           lr=o.lr, betas=(o.beta1, o.beta2),
-                                           weight_decay=o.weight_decay)
+        device = next(model.parameters()).device.type
+        self.train_module = wrap_for_training(model, (parallel or ParallelConfig()).strategy,
+                                              self.world, device)
+        o = setup.optim  # built after wrapping: FSDP2 replaces the parameters by shards
+        self.optimizer = torch.optim.AdamW(
+            [p for p in self.train_module.parameters() if p.requires_grad], lr=o.lr,
+            betas=(o.beta1, o.beta2), weight_decay=o.weight_decay)
         self.tasks = list_tasks(envs)
         self.pad_id = pad_token_id(tokenizer)
         self.step_idx = 0
@@ -181,7 +231,7 @@ class GRPOTrainer:
 
     def load_state(self, checkpoint_dir: str, step: int) -> None:
         """Restore the optimizer and step counter (the model was loaded from the same folder)."""
-        load_optimizer_state(checkpoint_dir, self.optimizer)
+        load_optimizer_state(checkpoint_dir, self.optimizer, self.train_module)
         self.step_idx = step
 
     def step(self) -> dict[str, float]:
@@ -196,17 +246,12 @@ class GRPOTrainer:
         timings = RolloutTimings()
         trajs = collect_episodes(self.envs, self.policy, specs, timings)
         self.last_trajectories = trajs
-        rewards, scored = trajectory_credit(trajs, s.grpo.cut_turn)
-        adv = compute_advantages(rewards, [t.spec.group for t in trajs], scored,
-                                 s.grpo.advantage, s.grpo.adv_eps)
-        penalty = s.grpo.cut_turn_reward if s.grpo.cut_turn is CutTurnMode.PENALTY else None
-        samples = build_samples(trajs, adv.values, adv.trainable, penalty)
-        masked = sum(t.is_cut and not ok for t, ok in zip(trajs, scored, strict=True))
+        built = step_samples(trajs, s.grpo, w)
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
-        stats = grpo_update(self.model, self.optimizer, samples, s.grpo, s.optim, s.temperature,
-                            self.pad_id, lr=lr, ref_model=self.ref_model, dtype=s.dtype,
-                            is_distributed=w.is_distributed)
+        stats = grpo_update(self.train_module, self.optimizer, built.samples, s.grpo, s.optim,
+                            s.temperature, self.pad_id, lr=lr, ref_model=self.ref_model,
+                            dtype=s.dtype, is_distributed=w.is_distributed)
         t2 = time.perf_counter()
         sync_s = 0.0
         load_weights = getattr(self.policy.backend, "load_weights", None)
@@ -214,7 +259,7 @@ class GRPOTrainer:
             # the weights moved: on every rank that stepped, its own samples or none
             sync_s = load_weights(self.model)
         self.step_idx += 1
-        zero_std, groups = float(adv.zero_std_groups), float(adv.groups)
+        zero_std, groups, masked = float(built.zero_std_groups), float(built.groups), built.masked
         if w.is_distributed:  # rollout statistics of the whole step, every rank's episodes
             zero_std, groups, masked = all_reduce([zero_std, groups, masked])
             trajs = all_gather_objects(trajs)
@@ -229,10 +274,18 @@ class GRPOTrainer:
                     M.STEP_TIME_S: time.perf_counter() - t0})
         return out
 
-    def save(self, run_dir: str) -> str:
-        """Checkpoint the current state under ``run_dir``; returns the folder."""
+    def save(self, run_dir: str) -> str | None:
+        """Checkpoint the current state under ``run_dir``; returns the folder (None off rank 0).
+
+        Every rank calls it: under FSDP the full weights and optimizer state are gathered
+        (a collective), and rank 0 writes them.
+        """
+        model_state, optimizer_state = saving_state(self.train_module, self.optimizer)
+        if not self.world.is_main:
+            return None
         return str(save_checkpoint(run_dir, self.step_idx, self.model, self.tokenizer,
-                                   self.optimizer, self.config_record))
+                                   self.optimizer, self.config_record, model_state=model_state,
+                                   optimizer_state=optimizer_state))
 
     def train(self, steps: int, sink: Any, run_dir: str | None = None,
               on_step: Callable[[int, dict[str, float]], None] | None = None) -> None:
@@ -252,7 +305,7 @@ class GRPOTrainer:
                 sink.log(metrics, self.step_idx)
             if on_step is not None:
                 on_step(self.step_idx, metrics)
-            if main and run_dir is not None and every and self.step_idx % every == 0:
+            if run_dir is not None and every and self.step_idx % every == 0:
                 self.save(run_dir)
-        if main and run_dir is not None and steps > 0:
+        if run_dir is not None and steps > 0:
             self.save(run_dir)

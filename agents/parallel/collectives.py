@@ -1,0 +1,58 @@
+"""The few values ranks exchange besides gradients: scalars, small objects.
+
+Each is the identity in one process, so the same code runs with and without ``torchrun``.
+
+Example:
+    >>> all_reduce([1.0, 2.0]), all_gather_objects(["a"]), broadcast_object({"k": 1})
+    ([1.0, 2.0], ['a'], {'k': 1})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["all_reduce", "all_gather_objects", "broadcast_object", "is_group_active"]
+
+
+def is_group_active() -> bool:
+    """True inside a process group of more than one rank."""
+    import torch.distributed as dist
+
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+
+
+def all_reduce(values: Sequence[float], op: str = "sum") -> list[float]:
+    """Sum (or ``max`` / ``min``) a few floats over ranks, in float64 over gloo."""
+    if not is_group_active():
+        return list(values)
+    import torch
+    import torch.distributed as dist
+
+    t = torch.tensor(list(values), dtype=torch.float64)
+    reduce_op = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX,
+                 "min": dist.ReduceOp.MIN}[op]
+    dist.all_reduce(t, op=reduce_op)
+    return t.tolist()
+
+
+def all_gather_objects(items: list[Any]) -> list[Any]:
+    """Every rank's ``items`` concatenated in rank order."""
+    if not is_group_active():
+        return items
+    import torch.distributed as dist
+
+    gathered: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, items)
+    return [x for part in gathered for x in part]
+
+
+def broadcast_object(value: Any, src: int = 0) -> Any:
+    """Rank ``src``'s ``value`` on every rank."""
+    if not is_group_active():
+        return value
+    import torch.distributed as dist
+
+    box = [value]
+    dist.broadcast_object_list(box, src=src)
+    return box[0]
