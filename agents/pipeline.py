@@ -413,7 +413,8 @@ def _phase_line(timings: dict[str, float]) -> str:
 
 
 def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, Any]:
-    """Run the whole job (see the module docstring); returns the summary it writes.
+    """Run the whole job (see the module docstring); returns the summary it writes (rank 0;
+    the other ranks of a data-parallel run return ``{}``).
 
     Under ``torchrun`` (data parallel, :mod:`agents.parallel`) every rank works in every phase:
     it records the oracle on its share of the tasks, trains SFT and GRPO through the engine
@@ -464,7 +465,7 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
         console.write(_phase_line(timings) + "\n")
     if world.is_distributed:  # after the vLLM engines are gone (their finalisers need it)
         torch.distributed.destroy_process_group()
-    return summary
+    return summary if world.is_main else {}
 
 
 def _open_sink(cfg: TrainConfig, out: Path, is_main: bool, console: IO[str],
