@@ -10,7 +10,11 @@ minutes it checks, on CUDA and in bfloat16:
 2. **the in-memory sync's tensors**: a LoRA model's merged weights
    (:func:`agents.policies.vllm_policy.trainer_state_for_vllm`, what vLLM receives), loaded into
    a second copy of the model, give the adapted model's logits;
-3. **GRPO steps** through ``awm train``'s own code (:func:`agents.pipeline.run_training`: SFT
+3. **the data-parallel engines** (:mod:`agents.parallel`): one GRPO update through torch's DDP
+   and through FSDP2 ``fully_shard`` in a process group of one rank (NCCL on the GPU) leaves
+   the parameters the unwrapped update leaves (one GPU cannot hold two NCCL ranks; the
+   two-rank arithmetic is tested on CPU with gloo);
+4. **GRPO steps** through ``awm train``'s own code (:func:`agents.pipeline.run_training`: SFT
    warm start, HF sampler, trainer, LoRA for the larger shapes) on the main job's tiny model
    and on random-initialised models of SmolLM2-135M's shape and a ~0.5B (Qwen2.5-0.5B) shape,
    printing each step's time split into generate / train / env / sync and tokens per second.
@@ -42,7 +46,8 @@ from typing import Any
 
 from awm_gym.boundary import Failure, capture
 
-__all__ = ["ModelShape", "SHAPES", "shrink", "check_process_group", "check_merged_sync",
+__all__ = ["ModelShape", "SHAPES", "shrink", "check_process_group", "check_engines",
+           "check_merged_sync",
            "run_grpo_steps", "main"]
 
 logger = logging.getLogger(__name__)
@@ -117,6 +122,64 @@ def check_process_group(device: str) -> dict[str, Any]:
     finally:
         dist.destroy_process_group()
     result["seconds"] = round(time.perf_counter() - t, 3)
+    return result
+
+
+def _engine_samples(vocab: int, count: int = 8) -> list[Any]:
+    """Fixed random turn samples (two per trajectory) for the engine check."""
+    import torch
+
+    from .grpo.batching import TrainSample
+
+    g = torch.Generator().manual_seed(0)
+    out = []
+    for k in range(count):
+        prompt = torch.randint(1, vocab, (8 + 3 * k,), generator=g).tolist()
+        completion = torch.randint(1, vocab, (2 + k % 5,), generator=g).tolist()
+        out.append(TrainSample(tuple(prompt), tuple(completion), (-1.0) ** k * 0.5,
+                               (), k // 2))
+    return out
+
+
+def check_engines(model_dir: Path, device: str, dtype: str) -> dict[str, Any]:
+    """One GRPO update (two optimizer steps) through DDP and through FSDP2 in a one-rank
+    process group, each compared with the same update on the unwrapped model.
+
+    Returns:
+        per engine: the largest parameter difference and the update's seconds.
+    """
+    import torch
+    import torch.distributed as dist
+
+    from .grpo.config import GRPOConfig, OptimConfig
+    from .grpo.update import grpo_update
+    from .parallel import DistInfo, choose_backend, full_state_dict, wrap_for_training
+    from .policies.hf_policy import load_model_and_tokenizer
+
+    def update(strategy: str | None) -> tuple[dict[str, Any], float]:
+        model, tok = load_model_and_tokenizer(str(model_dir), device)
+        module = model if strategy is None else wrap_for_training(
+            model, strategy, DistInfo(), device, always=True)
+        opt = torch.optim.SGD([p for p in module.parameters() if p.requires_grad], lr=0.1)
+        samples = _engine_samples(model.config.vocab_size)
+        t = time.perf_counter()
+        grpo_update(module, opt, samples, GRPOConfig(), OptimConfig(optimizer_steps_per_step=2),
+                    1.0, tok.pad_token_id or 0, dtype=dtype, is_distributed=strategy is not None)
+        seconds = time.perf_counter() - t
+        return {k: v.detach().float().cpu() for k, v in full_state_dict(
+            dict(model.named_parameters())).items()}, seconds
+
+    dist.init_process_group(backend=choose_backend(device),
+                            init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+    try:
+        reference, _ = update(None)
+        result: dict[str, Any] = {}
+        for strategy in ("ddp", "fsdp"):
+            params, seconds = update(strategy)
+            diff = max(float((params[k] - v).abs().max()) for k, v in reference.items())
+            result[strategy] = {"max_abs_param_diff": diff, "seconds": round(seconds, 3)}
+    finally:
+        dist.destroy_process_group()
     return result
 
 
@@ -330,6 +393,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         shapes = [shrink(s) for s in shapes]
     model_dirs = _build_model_dirs(shapes, out, args.dry_run)
+    engines = check_engines(model_dirs["tiny"], device, dtype)
+    report.add("engines", engines)
+    for name, row in engines.items():
+        if row["max_abs_param_diff"] > 1e-4:
+            report.failures.append(f"the {name} update differs from the unwrapped one: {row}")
     _check_sync(report, shapes, model_dirs, device)
     rows = _run_shapes(report, shapes, model_dirs, out, device, dtype, steps, args)
     report.results["failures"] = report.failures

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU readiness check (agents/gpu_check.py): process group with the chosen backend, the merged
+# GPU readiness check (agents/gpu_check.py): process group with the chosen backend, one GRPO
+# update through DDP and FSDP2 (one rank, NCCL) against the unwrapped one, the merged
 # LoRA sync tensors, and GRPO steps in bf16 on CUDA for the tiny model and random-initialised
 # SmolLM2-135M- and ~0.5B-shaped models, with step times split into generate/train/env/sync.
 # Usage:

@@ -69,7 +69,7 @@ def _decoder_layers(lm: Any) -> list[Any]:
 
 
 def wrap_for_training(model: Any, strategy: ParallelStrategy | str, world: DistInfo,
-                      device: str = "cpu") -> Any:
+                      device: str = "cpu", always: bool = False) -> Any:
     """The module the trainer runs forward and backward through.
 
     Args:
@@ -78,12 +78,14 @@ def wrap_for_training(model: Any, strategy: ParallelStrategy | str, world: DistI
         strategy: ``ddp`` or ``fsdp`` (:class:`~agents.parallel.ParallelStrategy`).
         world: this rank's place (one process: ``model`` is returned as it is).
         device: where the model lives (``cuda``: DDP's device is ``cuda:LOCAL_RANK``).
+        always: wrap in a process group of one rank too (the GPU check runs the engines on
+            its one GPU that way).
 
     Returns:
         ``model`` (one process), a DDP wrapper of its causal LM, or its causal LM sharded in
         place (FSDP2; ``model`` then holds DTensor parameters too).
     """
-    if not world.is_distributed:
+    if not (world.is_distributed or always):
         return model
     strategy = ParallelStrategy.coerce(strategy)
     lm = causal_lm(model)

@@ -45,6 +45,9 @@ def test_gpu_check_dry_run_passes(tmp_path: Path) -> None:
     for row in rows.values():
         assert row["steps"] == 1
         assert row["step_s"] > 0 and row["generate_s"] > 0 and row["env_s"] > 0
+    engines = data["engines"]  # DDP and FSDP2 through the trainer's update, one rank
+    assert set(engines) == {"ddp", "fsdp"}
+    assert all(row["max_abs_param_diff"] < 1e-5 for row in engines.values())
     assert data["failures"] == []
     # the markdown table the docs take their rows from
     assert "| model | dtype | first step s |" in proc.stdout
