@@ -22,6 +22,9 @@ denominator), so splitting a batch into micro-batches changes nothing. ``logp`` 
 ``log_softmax(logits / T)`` at the sampling temperature ``T``, ``logits`` being what the
 model's own forward returns, its post-processing included (Gemma-2's final soft-capping,
 Granite's ``logits_scaling``, Cohere's ``logit_scale``, ...): the sampler draws from those.
+It is taken ``CHUNK_TOKENS`` positions at a time (:func:`selected_logprobs`, a logsumexp per
+row with a backward pass that recomputes the softmax), so no (tokens, vocabulary) float32 copy
+of the logits exists beside the model's own.
 
 Example:
     >>> import torch
@@ -41,22 +44,49 @@ from typing import Any
 
 from .batching import MicroBatch
 
-__all__ = ["token_logprobs", "ppo_clip_loss", "LossTerms"]
+__all__ = ["token_logprobs", "selected_logprobs", "ppo_clip_loss", "LossTerms", "CHUNK_TOKENS"]
+
+CHUNK_TOKENS = 1024
+"""Loss positions whose float32 softmax over the vocabulary exists at once (a 152k vocabulary:
+1024 x 152k x 4 bytes = 0.6 GB per chunk tensor)."""
 
 
 def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
-                   with_entropy: bool = False) -> tuple[Any, Any]:
+                   with_entropy: bool = False, chunk_tokens: int = CHUNK_TOKENS
+                   ) -> tuple[Any, Any]:
     """Log-probabilities of the next token at every loss position, and optionally the entropy.
 
     The model's full forward computes the logits, so whatever it does after its output head
     (soft-capping, scaling) is in them, as in the sampler's. Only the positions from the
     earliest loss position on go through the head (``logits_to_keep``; the prompt's positions
     are most of a windowed sample and need no logits), and only loss positions through the
-    softmax.
+    softmax, ``chunk_tokens`` of them at a time in float32 (:func:`selected_logprobs`): beyond
+    the model's own logits and their gradient, memory grows with ``chunk_tokens x vocabulary``,
+    not with the tokens of the micro-batch.
+
+    Args:
+        model: a causal LM (or a peft / DDP / FSDP wrapper of one).
+        batch: the micro-batch; ``loss_mask`` picks the positions.
+        temperature: the sampling temperature ``T`` (``logits / T``; no scaling when ``T <= 0``,
+            greedy sampling).
+        with_entropy: also return each position's entropy (computed without gradient).
+        chunk_tokens: positions whose float32 softmax exists at once.
 
     Returns:
         ``(logp, entropy)``: both (B, T-1) aligned with ``batch.targets``, zero outside the
-        loss mask; entropy is None unless asked for (computed without gradient).
+        loss mask; entropy is None unless asked for.
+
+    Example:
+        >>> import torch
+        >>> from agents.grpo.batching import TrainSample, collate
+        >>> class Uniform(torch.nn.Module):   # any causal LM: logits (B, T, V)
+        ...     def __init__(self): super().__init__(); self.w = torch.nn.Parameter(torch.zeros(4))
+        ...     def forward(self, input_ids, attention_mask, use_cache):
+        ...         return type("Out", (), {"logits": self.w.expand(*input_ids.shape, 4)})
+        >>> batch = collate([TrainSample((1, 2), (3,), 1.0, (-1.4,))], pad_id=0)
+        >>> logp, entropy = token_logprobs(Uniform(), batch, 1.0, with_entropy=True)
+        >>> round(logp[0, 1].item(), 4), round(entropy[0, 1].item(), 4)  # log(1/4), log(4)
+        (-1.3863, 1.3863)
     """
     import torch
 
@@ -76,20 +106,128 @@ def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
         first = 0
     out = lm(input_ids=input_ids, attention_mask=batch.attention_mask.to(device),
              use_cache=False, **kwargs)
-    kept = out.logits[:, :width - 1 - first] if first < width - 1 else out.logits[:, :0]
-    logits = kept[mask[:, first:]].float()  # (N, V), row-major like mask's True positions
-    if temperature > 0:
-        logits = logits / temperature
-    logsm = torch.log_softmax(logits, dim=-1)
-    picked = logsm.gather(-1, batch.targets.to(device)[mask].unsqueeze(-1)).squeeze(-1)
+    # (N,) each, row-major like mask's True positions (masked_scatter's order); column c of
+    # the kept logits is position first + c, and their last column (position T-1) is never picked
+    sample, column = mask[:, first:].nonzero(as_tuple=True)
+    picked, ent = selected_logprobs(out.logits, sample, column, batch.targets.to(device)[mask],
+                                    temperature, chunk_tokens, with_entropy)
     logp = torch.zeros(mask.shape, dtype=picked.dtype, device=device).masked_scatter(mask, picked)
     entropy = None
     if with_entropy:
-        with torch.no_grad():
-            ent = -(logsm.exp() * logsm).sum(-1)
-            entropy = torch.zeros(mask.shape, dtype=ent.dtype, device=device).masked_scatter(
-                mask, ent)
+        entropy = torch.zeros(mask.shape, dtype=ent.dtype, device=device).masked_scatter(mask, ent)
     return logp, entropy
+
+
+def selected_logprobs(logits: Any, sample: Any, column: Any, targets: Any, temperature: float,
+                      chunk_tokens: int = CHUNK_TOKENS, with_entropy: bool = False
+                      ) -> tuple[Any, Any]:
+    """``log_softmax(logits[s, c] / T)[target]`` at N positions, without a (N, V) copy.
+
+    The picked rows go through float32 ``chunk_tokens`` at a time: the log-probability is the
+    target's logit minus the row's logsumexp (TRL's ``selective_log_softmax``), and only the
+    logsumexp (N,) is kept for the backward pass, which recomputes each chunk's softmax to form
+    the gradient ``(onehot(target) - softmax) / T`` in the logits' own dtype. So the memory
+    beyond ``logits`` (kept for the backward pass) and its gradient is a few
+    (chunk_tokens, V) float32 tensors, whatever N is; the values and gradients are those of
+    ``log_softmax(logits.float() / T)`` gathered, to float rounding.
+
+    Args:
+        logits: (B, T, V) the model's logits, any float dtype (with gradient or not).
+        sample, column: (N,) long, the positions to pick (``logits[sample[k], column[k]]``).
+        targets: (N,) long, the token whose log-probability is taken at each position.
+        temperature: ``T``; no scaling when ``T <= 0``.
+        chunk_tokens: rows in float32 at once (>= 1).
+        with_entropy: also return each row's entropy (no gradient).
+
+    Returns:
+        ``(logp, entropy)``: (N,) float32 (float64 for float64 logits); entropy is None unless
+        asked for.
+
+    Raises:
+        ValueError: ``chunk_tokens < 1``.
+
+    Example:
+        >>> import torch
+        >>> logits = torch.randn(2, 3, 5, requires_grad=True)
+        >>> s, c, t = torch.tensor([0, 1]), torch.tensor([2, 0]), torch.tensor([4, 1])
+        >>> logp, _ = selected_logprobs(logits, s, c, t, 0.7, chunk_tokens=1)
+        >>> ref = torch.log_softmax(logits[s, c] / 0.7, -1).gather(-1, t[:, None]).squeeze(-1)
+        >>> torch.allclose(logp, ref)
+        True
+    """
+    if chunk_tokens < 1:
+        raise ValueError(f"chunk_tokens={chunk_tokens}: the softmax needs at least one row at a "
+                         "time; pass chunk_tokens >= 1 (the default is "
+                         f"{CHUNK_TOKENS}).")
+    logp, entropy = _selected_log_softmax().apply(
+        logits, sample, column, targets, temperature if temperature > 0 else None, chunk_tokens,
+        with_entropy)
+    return logp, entropy if with_entropy else None
+
+
+def _chunk_rows(logits: Any, sample: Any, column: Any, divisor: float | None) -> Any:
+    """Rows ``logits[sample, column]`` in float32 (at least), divided by the temperature."""
+    import torch
+
+    x = logits[sample, column]  # (n, V), a fresh copy: the in-place ops below touch no input
+    x = x.to(torch.promote_types(x.dtype, torch.float32))
+    return x.div_(divisor) if divisor is not None else x
+
+
+@functools.cache
+def _selected_log_softmax() -> Any:
+    """The autograd Function behind :func:`selected_logprobs` (built on first use: this package
+    imports torch lazily)."""
+    import torch
+
+    class SelectedLogSoftmax(torch.autograd.Function):
+        """See :func:`selected_logprobs`: forward and backward over row chunks."""
+
+        @staticmethod
+        def forward(ctx: Any, logits: Any, sample: Any, column: Any, targets: Any,
+                    divisor: float | None, chunk: int, with_entropy: bool) -> tuple[Any, Any]:
+            n = sample.numel()
+            dtype = torch.promote_types(logits.dtype, torch.float32)
+            picked = torch.empty(n, dtype=dtype, device=logits.device)  # (N,)
+            lse = torch.empty_like(picked)  # (N,) each row's logsumexp
+            entropy = torch.empty(n if with_entropy else 0, dtype=dtype, device=logits.device)
+            for start in range(0, n, chunk):
+                part = slice(start, start + chunk)
+                x = _chunk_rows(logits, sample[part], column[part], divisor)  # (n, V)
+                lse[part] = torch.logsumexp(x, dim=-1)
+                picked[part] = x.gather(-1, targets[part, None]).squeeze(-1) - lse[part]
+                if with_entropy:
+                    logsm = x.sub_(lse[part, None])
+                    entropy[part] = -logsm.exp().mul_(logsm).sum(-1)
+                    del logsm
+                del x  # before the next chunk's rows exist: one chunk (plus a temporary) at a time
+            ctx.save_for_backward(logits, sample, column, targets, lse)
+            ctx.divisor, ctx.chunk = divisor, chunk
+            ctx.mark_non_differentiable(entropy)
+            ctx.set_materialize_grads(False)
+            return picked, entropy
+
+        @staticmethod
+        def backward(ctx: Any, grad_picked: Any, _grad_entropy: Any) -> tuple[Any, ...]:
+            none = (None,) * 6
+            if grad_picked is None or not ctx.needs_input_grad[0]:
+                return (None, *none)
+            logits, sample, column, targets, lse = ctx.saved_tensors
+            grad = torch.zeros_like(logits)  # what the output head's backward needs anyway
+            for start in range(0, sample.numel(), ctx.chunk):
+                part = slice(start, start + ctx.chunk)
+                g = grad_picked[part, None]  # (n, 1)
+                # d(x_t - logsumexp(x))/dx = onehot(t) - softmax(x), times g, then / T
+                dx = _chunk_rows(logits, sample[part], column[part], ctx.divisor)
+                dx = dx.sub_(lse[part, None]).exp_().mul_(-g)
+                dx.scatter_add_(-1, targets[part, None], g.to(dx.dtype))
+                if ctx.divisor is not None:
+                    dx.div_(ctx.divisor)
+                grad[sample[part], column[part]] = dx.to(grad.dtype)
+                del dx
+            return (grad, *none)
+
+    return SelectedLogSoftmax
 
 
 @functools.cache

@@ -1,13 +1,17 @@
-"""agents/grpo/batching.py and loss.py: the loss mask, packing, the clipped surrogate, KL."""
+"""agents/grpo/batching.py and loss.py: the loss mask, packing, the clipped surrogate, KL, and
+the chunked log-probabilities (equal to the full-vocabulary log_softmax they replace)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from agents.grpo.batching import TrainSample, collate, pack_micro_batches  # noqa: E402
-from agents.grpo.loss import ppo_clip_loss  # noqa: E402
+from agents.grpo.loss import ppo_clip_loss, selected_logprobs, token_logprobs  # noqa: E402
+from agents.precision import autocast  # noqa: E402
 
 
 def test_loss_mask_covers_exactly_the_sampled_tokens():
@@ -70,3 +74,91 @@ def test_k3_kl_to_the_reference():
     with pytest.raises(ValueError, match="ref_logp"):
         ppo_clip_loss(logp, logp.detach(), torch.tensor([0.0]), torch.tensor([[True, True]]),
                       0.2, 0.28, kl_coef=0.1)
+
+
+def _reference_token_logprobs(model, batch, temperature, with_entropy=False):
+    """token_logprobs before issue 34, kept as the reference: three (N, V) float32 copies
+    (the picked logits, their log_softmax, its exp for the entropy)."""
+    from agents.grpo.loss import _takes_logits_to_keep
+    from agents.lora import causal_lm
+
+    lm = causal_lm(model)
+    mask, input_ids = batch.loss_mask, batch.input_ids
+    width = input_ids.shape[1]
+    rows = mask.any(dim=0).nonzero()
+    first = int(rows[0]) if len(rows) else width - 1
+    kwargs = {}
+    if _takes_logits_to_keep(type(lm)):
+        kwargs["logits_to_keep"] = width - first
+    else:
+        first = 0
+    out = lm(input_ids=input_ids, attention_mask=batch.attention_mask, use_cache=False, **kwargs)
+    kept = out.logits[:, :width - 1 - first] if first < width - 1 else out.logits[:, :0]
+    logits = kept[mask[:, first:]].float()
+    if temperature > 0:
+        logits = logits / temperature
+    logsm = torch.log_softmax(logits, dim=-1)
+    picked = logsm.gather(-1, batch.targets[mask].unsqueeze(-1)).squeeze(-1)
+    logp = torch.zeros(mask.shape, dtype=picked.dtype).masked_scatter(mask, picked)
+    entropy = None
+    if with_entropy:
+        with torch.no_grad():
+            ent = -(logsm.exp() * logsm).sum(-1)
+            entropy = torch.zeros(mask.shape, dtype=ent.dtype).masked_scatter(mask, ent)
+    return logp, entropy
+
+
+def _logprobs_and_grads(fn, model, batch, temperature, dtype, weights):
+    model.zero_grad(set_to_none=True)
+    with autocast(dtype, "cpu"):
+        logp, entropy = fn(model, batch, temperature, with_entropy=True)
+    (logp * weights).sum().backward()
+    grads = {name: p.grad.clone() for name, p in model.named_parameters()}
+    return logp.detach(), entropy, grads
+
+
+@pytest.mark.parametrize("temperature, chunk_tokens, dtype", [
+    (0.7, 1, "float32"), (0.7, 5, "float32"), (1.0, 1024, "float32"),
+    (0.0, 3, "float32"),  # greedy: no temperature scaling
+    (0.7, 5, "bfloat16"),  # bf16 logits under the run's autocast
+])
+def test_loss_memory_chunked_logprobs_and_gradients_equal_the_reference(
+        tiny_model_dir, temperature, chunk_tokens, dtype):
+    from agents.policies.hf_policy import load_model_and_tokenizer
+
+    model, _ = load_model_and_tokenizer(str(tiny_model_dir), "cpu")
+    g = torch.Generator().manual_seed(0)
+    vocab = model.config.vocab_size
+    samples = [TrainSample(tuple(torch.randint(1, vocab, (3 + 4 * k,), generator=g).tolist()),
+                           tuple(torch.randint(1, vocab, (9 - 2 * k,), generator=g).tolist()),
+                           1.0, ()) for k in range(4)]
+    batch = collate(samples, pad_id=0)  # ragged prompts and completions: padding both sides
+    weights = torch.randn(batch.loss_mask.shape, generator=g)
+
+    def chunked(model, batch, temperature, with_entropy):
+        return token_logprobs(model, batch, temperature, with_entropy, chunk_tokens=chunk_tokens)
+
+    logp, entropy, grads = _logprobs_and_grads(chunked, model, batch, temperature, dtype,
+                                               weights)
+    ref_logp, ref_entropy, ref_grads = _logprobs_and_grads(
+        _reference_token_logprobs, model, batch, temperature, dtype, weights)
+    assert logp.dtype == ref_logp.dtype == torch.float32 and not entropy.requires_grad
+    torch.testing.assert_close(logp, ref_logp, atol=2e-6, rtol=1e-6)
+    torch.testing.assert_close(entropy, ref_entropy, atol=2e-6, rtol=1e-6)
+    for name, grad in grads.items():
+        ref = ref_grads[name]
+        # bf16: a float32 rounding difference may flip a bf16 rounding of the logits' gradient,
+        # one bf16 step (2^-8 relative) of the output head's product
+        atol, rtol = (1e-5, 1e-5) if dtype == "float32" else (1e-2 * float(ref.abs().max()), 1.6e-2)
+        torch.testing.assert_close(grad, ref, atol=atol, rtol=rtol, msg=name)
+
+
+def test_loss_memory_selected_logprobs_gradcheck_and_chunk_check():
+    logits = torch.randn(2, 3, 7, dtype=torch.float64, requires_grad=True)
+    sample, column = torch.tensor([0, 0, 1, 1]), torch.tensor([0, 2, 1, 2])
+    targets = torch.tensor([6, 0, 3, 3])
+    for chunk in (1, 3, 4):
+        assert torch.autograd.gradcheck(
+            lambda x: selected_logprobs(x, sample, column, targets, 0.7, chunk)[0], (logits,))
+    with pytest.raises(ValueError, match=re.escape("chunk_tokens=0")):
+        selected_logprobs(logits, sample, column, targets, 0.7, chunk_tokens=0)
