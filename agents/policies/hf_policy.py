@@ -10,6 +10,12 @@ tokens were actually drawn from (generate's processed scores): with ``top_p = 1`
 agree to float tolerance. Generation runs in the run's precision (bfloat16: under the
 trainer's autocast).
 
+Each step's log-probability is taken as generate goes (:class:`SampledLogprobs`, a logits
+processor run after every processor and warper generate builds), so at most one (batch,
+vocabulary) float32 tensor of ours is alive: asking generate for ``output_scores`` instead
+would keep a (batch, vocabulary) tensor per new token (64 prompts x 256 tokens x a 152k
+vocabulary: 10 GB).
+
 Example:
     >>> policy = HFPolicy.from_pretrained(model_dir, chat=ChatFormatConfig())   # doctest: +SKIP
     >>> policy.set_env(envs); actions = policy.get_action(infos)               # doctest: +SKIP
@@ -17,8 +23,9 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..chat_format import ChatFormatConfig, ChatRenderer, end_token_ids, pad_token_id
@@ -30,8 +37,8 @@ from .sampling import Generation, SamplingConfig, trim_at_eos
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["HFBackend", "HFPolicy", "load_model_and_tokenizer", "resolve_device",
-           "sampling_generation_config"]
+__all__ = ["HFBackend", "HFPolicy", "SampledLogprobs", "load_model_and_tokenizer",
+           "resolve_device", "sampling_generation_config"]
 
 
 def resolve_device(device: str) -> str:
@@ -75,12 +82,15 @@ def sampling_generation_config(s: SamplingConfig, eos_ids: Sequence[int], pad_id
     its global defaults (``top_k`` 50 among them) is set here, to the value that leaves the
     distribution alone (``top_k`` 0 when sampling; greedy decoding ignores it).
     :class:`HFBackend` also swaps it in as the model's config for the call, so not even
-    options missing here are inherited.
+    options missing here are inherited. generate returns the token ids alone: no per-step
+    scores (:class:`SampledLogprobs` records the log-probabilities as it goes) and no cache.
 
     Example:
         >>> cfg = sampling_generation_config(SamplingConfig(temperature=0.7), [2], 0)
         >>> cfg.do_sample, cfg.temperature, cfg.top_k, cfg.top_p, cfg.repetition_penalty
         (True, 0.7, 0, 1.0, 1.0)
+        >>> cfg.output_scores, cfg.return_dict_in_generate
+        (False, False)
     """
     from transformers import GenerationConfig
 
@@ -93,7 +103,102 @@ def sampling_generation_config(s: SamplingConfig, eos_ids: Sequence[int], pad_id
         encoder_repetition_penalty=1.0, encoder_no_repeat_ngram_size=0, length_penalty=1.0,
         min_length=0, min_new_tokens=None, num_beams=1, num_return_sequences=1,
         max_new_tokens=s.max_new_tokens, pad_token_id=pad_id, eos_token_id=list(eos_ids),
-        bos_token_id=None, output_scores=True, return_dict_in_generate=True, use_cache=True)
+        bos_token_id=None, output_scores=False, return_dict_in_generate=False, use_cache=True)
+
+
+class SampledLogprobs:
+    """A logits processor recording ``log p(token)`` of each token generate samples, one step late.
+
+    Called with the scores the next token is drawn from (it must run after every processor
+    and warper, see :func:`_run_last`), it keeps their ``log_softmax`` until the next call,
+    whose ``input_ids`` end with the token just drawn, gathers that token's log-probability
+    and drops the tensor: at most one (B, V) float32 tensor is alive. The last step's token
+    is gathered by :meth:`finish` after generate returns. Rows that finished earlier get
+    their padding's log-probability, as generate's own scores would (callers cut at EOS).
+
+    Example:
+        >>> import torch
+        >>> rec = SampledLogprobs()
+        >>> ids = torch.tensor([[5], [6]])                       # (B, prompt)
+        >>> scores = torch.log(torch.tensor([[0.5, 0.5], [0.9, 0.1]]))
+        >>> _ = rec(ids, scores)                                  # step 1 draws [1, 0]
+        >>> _ = rec(torch.tensor([[5, 1], [6, 0]]), scores)       # step 2 draws [0, 1]
+        >>> rec.finish(torch.tensor([0, 1]), new_tokens=2).exp()
+        tensor([[0.5000, 0.5000],
+                [0.9000, 0.1000]])
+    """
+
+    def __init__(self) -> None:
+        self._logsm: Any = None  # (B, V) log_softmax of the last scores, until its token is known
+        self._columns: list[Any] = []  # (B,) log p(token) per step so far
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import torch
+
+        self._take(input_ids[:, -1])
+        # float32 whatever the autocast: the softmax the token was drawn from, unrounded
+        with torch.autocast(scores.device.type, enabled=False):
+            self._logsm = torch.log_softmax(scores.float(), dim=-1)  # (B, V)
+        return scores
+
+    def _take(self, tokens: Any) -> None:
+        if self._logsm is not None:
+            self._columns.append(self._logsm.gather(-1, tokens[:, None]).squeeze(-1))
+            self._logsm = None
+
+    def finish(self, last_tokens: Any, new_tokens: int) -> Any:
+        """The (B, new_tokens) log-probabilities, given the tokens of the last step (B,).
+
+        Raises:
+            RuntimeError: fewer steps were recorded than tokens generated (the processor did
+                not run on every step).
+        """
+        import torch
+
+        self._take(last_tokens)
+        if len(self._columns) < new_tokens:
+            raise RuntimeError(
+                f"SampledLogprobs recorded {len(self._columns)} steps of {new_tokens} generated "
+                "tokens: generate did not call it on every step. HFBackend appends it through "
+                "transformers' GenerationMixin._get_logits_processor; pin transformers to a "
+                "version that builds its logits processors there (5.x does).")
+        if new_tokens == 0:
+            return torch.zeros((len(last_tokens), 0), device=last_tokens.device)
+        # a deferred stop check (mps) runs one step more than it returns: drop it
+        return torch.stack(self._columns[:new_tokens], dim=1)
+
+
+@contextlib.contextmanager
+def _run_last(lm: Any, processor: Any) -> Iterator[None]:
+    """Within the block, ``lm.generate`` runs ``processor`` after all of its own processors.
+
+    transformers (5.x) merges a ``logits_processor=`` list given to generate *before* the
+    warpers (temperature, top-k, top-p, ...) it appends from the generation config, so such a
+    processor would see unwarped scores. This appends it to the list generate builds instead,
+    after the warpers and ``LogitNormalization``: it sees exactly the scores the token is
+    drawn from.
+    """
+    name = "_get_logits_processor"
+    had_own = name in vars(lm)
+    build = getattr(lm, name, None)
+    if build is None:
+        raise RuntimeError(f"{type(lm).__name__} has no {name}: this transformers builds its "
+                           "logits processors elsewhere, so the sampled tokens' log-probabilities "
+                           "cannot be recorded; pin transformers 5.x.")
+
+    def build_then_append(*args: Any, **kwargs: Any) -> Any:
+        processors = build(*args, **kwargs)
+        processors.append(processor)
+        return processors
+
+    setattr(lm, name, build_then_append)
+    try:
+        yield
+    finally:
+        if had_own:
+            setattr(lm, name, build)
+        else:
+            delattr(lm, name)
 
 
 class HFBackend:
@@ -146,20 +251,20 @@ class HFBackend:
         config = sampling_generation_config(s, self.eos_ids, self.pad_id)
         lm = causal_lm(self.model)
         was_training, own_config = self.model.training, lm.generation_config
+        recorder = SampledLogprobs()
         self.model.eval()
         lm.generation_config = config  # generate fills unset options from the model's config
         try:
-            with torch.no_grad(), autocast(self.dtype, device):
-                result = self.model.generate(
+            with torch.no_grad(), autocast(self.dtype, device), _run_last(lm, recorder):
+                sequences = self.model.generate(
                     input_ids=input_ids.to(device), attention_mask=attention.to(device),
-                    generation_config=config)
+                    generation_config=config)  # (B, width + T_new)
         finally:
             lm.generation_config = own_config
             self.model.train(was_training)
-        new = result.sequences[:, width:].cpu()  # (B, T_new)
-        # the processed scores: exactly the distribution each token was drawn from
-        scores = torch.stack(result.scores, dim=1).float().cpu()  # (B, T_new, V)
-        logp = torch.log_softmax(scores, dim=-1).gather(-1, new.unsqueeze(-1)).squeeze(-1)
+        # log p of each token under the processed scores it was drawn from
+        logp = recorder.finish(sequences[:, -1], sequences.shape[1] - width).cpu()  # (B, T_new)
+        new = sequences[:, width:].cpu()  # (B, T_new)
         gens = []
         for row, p in enumerate(prompts):
             ids, stopped = trim_at_eos(new[row].tolist(), self.eos_ids)
