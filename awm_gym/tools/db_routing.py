@@ -21,19 +21,19 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import functools
 import sqlite3
 from collections.abc import Iterator
 from contextvars import ContextVar
-from typing import Any
-
-from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
-from sqlalchemy.pool import Pool
-from sqlalchemy.pool.base import _ConnectionRecord
+from typing import TYPE_CHECKING, Any
 
 from awm_gym.errors import ToolHostError
 from awm_gym.worlds.clock import EpisodeClock
 from awm_gym.worlds.sql_clock import mentions_time_keyword, rewrite_time_keywords
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+    from sqlalchemy.pool.base import _ConnectionRecord
 
 __all__ = ["DatabaseSlot", "bind_database", "bound_slot", "create_routed_engine", "current_slot"]
 
@@ -94,32 +94,42 @@ def _creator(*_args: Any) -> sqlite3.Connection:
     return current_slot().conn
 
 
-class _RoutedPool(Pool):
-    """A pool whose single 'connection' is the current instance's connection."""
+@functools.cache
+def _routed_pool_class() -> type:
+    """The pool class, built at the first engine: SQLAlchemy is imported only by a process
+    that runs world code (a caller whose worlds run in shard workers never imports it)."""
+    from sqlalchemy.pool import Pool
+    from sqlalchemy.pool.base import _ConnectionRecord
 
-    def _do_get(self) -> _ConnectionRecord:
-        slot = current_slot()
-        record = slot._record
-        if record is None or slot._record_conn is not slot.conn or record.dbapi_connection is None:
-            record = _ConnectionRecord(self)
-            slot._record, slot._record_conn = record, slot.conn
-        return record
+    class _RoutedPool(Pool):
+        """A pool whose single 'connection' is the current instance's connection."""
 
-    def _do_return_conn(self, record: _ConnectionRecord) -> None:
-        pass  # nothing pooled: the slot keeps the record
+        def _do_get(self) -> _ConnectionRecord:
+            slot = current_slot()
+            record = slot._record
+            if (record is None or slot._record_conn is not slot.conn
+                    or record.dbapi_connection is None):
+                record = _ConnectionRecord(self)
+                slot._record, slot._record_conn = record, slot.conn
+            return record
 
-    def _close_connection(self, connection: Any, *, terminate: bool = False) -> None:
-        pass  # instance connections belong to their instance, never to the pool
+        def _do_return_conn(self, record: _ConnectionRecord) -> None:
+            pass  # nothing pooled: the slot keeps the record
 
-    def status(self) -> str:
-        return "_RoutedPool"
+        def _close_connection(self, connection: Any, *, terminate: bool = False) -> None:
+            pass  # instance connections belong to their instance, never to the pool
 
-    def dispose(self) -> None:
-        pass
+        def status(self) -> str:
+            return "_RoutedPool"
 
-    def recreate(self) -> _RoutedPool:
-        return self.__class__(self._creator, dialect=self._dialect,
-                              reset_on_return=self._reset_on_return, _dispatch=self.dispatch)
+        def dispose(self) -> None:
+            pass
+
+        def recreate(self) -> _RoutedPool:
+            return self.__class__(self._creator, dialect=self._dialect,
+                                  reset_on_return=self._reset_on_return, _dispatch=self.dispatch)
+
+    return _RoutedPool
 
 
 def create_routed_engine() -> Engine:
@@ -129,7 +139,11 @@ def create_routed_engine() -> Engine:
     (:func:`~awm_gym.worlds.sql_clock.rewrite_time_keywords`): ``func.now()``, raw
     ``CURRENT_TIMESTAMP`` and ``server_default`` DDL read the instance's clock.
     """
-    engine = _original_create_engine("sqlite://", creator=_creator, poolclass=_RoutedPool)
+    from sqlalchemy import event
+    from sqlalchemy.engine.create import create_engine  # the original: load_world_module
+    # replaces the package's names while a world's code runs
+
+    engine = create_engine("sqlite://", creator=_creator, poolclass=_routed_pool_class())
     event.listen(engine, "before_cursor_execute", _rewrite_time_keywords, retval=True)
     return engine
 
@@ -140,5 +154,3 @@ def _rewrite_time_keywords(_conn: Any, _cursor: Any, statement: str, parameters:
         statement = rewrite_time_keywords(statement)
     return statement, parameters
 
-
-_original_create_engine = create_engine
