@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from awm_gym.boundary import describe, reraise_as
@@ -74,17 +74,20 @@ def get_prepared_world(world: WorldDef, config: EnvConfig) -> PreparedWorld:
         return prepared
 
 
-def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> PreparedWorld:
+def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig,
+                     warm_hash: str | None = None) -> PreparedWorld:
     """Like :func:`get_prepared_world`, for world ``name`` of ``world_set``, without parsing its
     rows or executing its code when its template and catalogue are cached (and, for code from
     outside the built-in set, its import probe passed): those are then loaded when first
     read, and the code is executed when a tool is first called. Otherwise the world is
     prepared now, as :func:`get_prepared_world` does (and cached for next time).
+    ``warm_hash``: the world's content hash when the caller already found it cached (a shard's
+    parent sends those): then nothing is read until the world is used.
 
     Raises:
         WorldLoadError: as :func:`get_prepared_world`.
     """
-    content_hash = world_set.content_hash(name)
+    content_hash = world_set.content_hash(name) if warm_hash is None else warm_hash
     key = (content_hash, config.clock)
     with _PREPARED_LOCK:
         prepared = _PREPARED.get(key)
@@ -94,13 +97,9 @@ def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> Prepa
             raise WorldLoadError(_FAILED[key])
         cache = TemplateCache(config.cache_dir)
         clock = None if config.clock is None else FrozenClock(config.clock)
-        template_key = TemplateCache.key(content_hash, clock)
-        catalogues = CatalogueCache(cache.directory)
-        catalogue_key = CatalogueCache.key(content_hash)
-        cached = _is_cached(world_set, content_hash, config)
-        if cached:
+        if warm_hash is not None or _is_cached(world_set, content_hash, config):
             def load_template() -> tuple[bytes, Any]:
-                entry = cache.load(template_key)
+                entry = cache.load(TemplateCache.key(content_hash, clock))
                 if entry is None:  # gone, or changed since it was written: build it again
                     _probe(world_set[name], config)
                     rebuilt = prepare_world(world_set[name], clock=clock, cache=cache,
@@ -109,7 +108,8 @@ def get_world_of_set(world_set: WorldSet, name: str, config: EnvConfig) -> Prepa
                 return entry
 
             def load_catalogue() -> Any:
-                catalogue = catalogues.load(catalogue_key)
+                catalogues = CatalogueCache(cache.directory)
+                catalogue = catalogues.load(CatalogueCache.key(content_hash))
                 return catalogue if catalogue is not None else prepared.host.catalogue
 
             def load_host(world: PreparedWorld) -> Any:
@@ -133,14 +133,14 @@ def world_is_cached(world_set: WorldSet, name: str, config: EnvConfig) -> bool:
     return _is_cached(world_set, world_set.content_hash(name), config)
 
 
-_CACHED: set[tuple[str, str, str | None, bool]] = set()  # found complete: cache entries stay
+_CACHED: set[tuple[str, str, str | None, str]] = set()  # found complete: cache entries stay
 
 
 def _is_cached(world_set: WorldSet, content_hash: str, config: EnvConfig) -> bool:
-    builtin = is_builtin_world_dir(world_set.root)
-    memo = (content_hash, str(config.cache_dir), config.clock, builtin)
+    memo = (content_hash, str(config.cache_dir), config.clock, world_set.root)
     if memo in _CACHED:
         return True
+    builtin = is_builtin_world_dir(world_set.root)
     cache = TemplateCache(config.cache_dir)
     clock = None if config.clock is None else FrozenClock(config.clock)
     found = (cache.has(TemplateCache.key(content_hash, clock))
@@ -188,9 +188,10 @@ def _probe(world: WorldDef, config: EnvConfig) -> None:
                            cache_dir=TemplateCache(config.cache_dir).directory)
 
 
-def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig
-                   ) -> dict[str, PreparedWorld]:
+def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig,
+                   warm: Mapping[str, str] | None = None) -> dict[str, PreparedWorld]:
     """Prepare every world of ``names``; one that cannot be prepared is a per-world problem.
+    ``warm``: world -> content hash of the worlds the caller found cached (none read again).
 
     With several worlds, a world that fails is left out with a
     :class:`~awm_gym.errors.WorldSkippedWarning` naming it and the cause (``config.strict``:
@@ -201,7 +202,7 @@ def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig
     failed: list[str] = []
     for name in names:
         try:
-            prepared[name] = get_world_of_set(world_set, name, config)
+            prepared[name] = get_world_of_set(world_set, name, config, (warm or {}).get(name))
         except (WorldLoadError, UnknownWorldError) as e:
             if config.strict or len(names) == 1:
                 raise

@@ -124,8 +124,9 @@ class RayShard:
     """One shard of a :class:`~awm_gym.envs.shards.ShardedRuntime` as a Ray actor.
 
     Args:
-        spec: ``(world set root, worlds, config, contained, tasks)`` (the root must exist at the same
-            path on every node, e.g. the built-in worlds of an installed awm-gym).
+        spec: ``(world set root, worlds, config, contained, tasks, cache_writable, warm)`` (see
+            :class:`~awm_gym.envs.shards.Shard`; the root must exist at the same path on every
+            node, e.g. the built-in worlds of an installed awm-gym).
         indices: the global instance indices this shard owns.
     """
 

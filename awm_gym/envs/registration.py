@@ -43,20 +43,23 @@ MAX_LOADED_WORLDS = 64
 needed): what runs needs only each world's entry, template and catalogue, not its rows."""
 
 
-def get_world_set(path: str | os.PathLike | None = None) -> WorldSet:
+def get_world_set(path: str | os.PathLike | None = None, *,
+                  cache_dir: str | os.PathLike | None = None) -> WorldSet:
     """The world set at ``path`` (built-ins when None; a Hugging Face dataset id
     ``org/name[@revision]`` is fetched into the Hub cache first), indexed once per process and
     parsed world by world as worlds are used (``load_world_set(..., lazy=True)``); what a parse
-    learns is cached in the template cache directory (``$AWM_GYM_CACHE``, see
-    :func:`~awm_gym.worlds.template_db.default_cache_dir`)."""
+    learns is cached in ``cache_dir``, by default the template cache directory
+    (``$AWM_GYM_CACHE``, see :func:`~awm_gym.worlds.template_db.default_cache_dir`). A shard
+    worker names its caller's cache: it starts with a scrubbed environment, where the default
+    would be its empty scratch directory (every world parsed again at each start)."""
     key = os.path.realpath(resolve_world_set(path, argument="world_set") if path is not None
                            else BUILTIN_WORLDS_DIR)
     with _SETS_LOCK:
         world_set = _SETS.get(key)
         if world_set is None:
-            world_set = _SETS[key] = load_world_set(key, lazy=True,  # logs the problems
-                                                    cache_dir=default_cache_dir(),
-                                                    max_loaded=MAX_LOADED_WORLDS)
+            world_set = _SETS[key] = load_world_set(  # logs the problems
+                key, lazy=True, cache_dir=default_cache_dir() if cache_dir is None else cache_dir,
+                max_loaded=MAX_LOADED_WORLDS)
         return world_set
 
 

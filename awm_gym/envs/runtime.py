@@ -88,11 +88,14 @@ class WorldRuntime:
         verifier_pool: a shared pool; by default the runtime starts its own on first use.
         tasks: world -> the task indices resets may use (a split's subset, see
             :mod:`awm_gym.envs.selection`); None: every task of each world.
+        warm: world -> content hash of the worlds the caller found in the template cache (a
+            shard worker's parent sends them): they are loaded when first used, unchecked.
     """
 
     def __init__(self, world_set: WorldSet, worlds: Sequence[str], num_instances: int,
                  config: EnvConfig, verifier_pool: VerifierPool | None = None,
-                 tasks: Mapping[str, Sequence[int]] | None = None) -> None:
+                 tasks: Mapping[str, Sequence[int]] | None = None,
+                 warm: Mapping[str, str] | None = None) -> None:
         if not worlds:
             raise UnknownWorldError(f"No worlds to run from {world_set.root}.")
         self.world_set, self.config = world_set, config
@@ -103,7 +106,7 @@ class WorldRuntime:
         # normalized here, checked in prepare_worlds: a world whose rows broke since the
         # caller chose it (a shard's probe parses it) is left out there, not raised here
         self._prepared = prepare_worlds(world_set, [normalize_scenario_name(w) for w in worlds],
-                                        config)
+                                        config, warm)
         self.worlds = tuple(self._prepared)  # worlds that cannot be prepared are left out
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
         self.tasks: tuple[tuple[str, int], ...] = tuple(tasks_of(self.worlds, world_set, allowed))
@@ -274,10 +277,12 @@ class WorldRuntime:
         (an error inside our own handling of one instance becomes that instance's error
         observation, see :meth:`_step_one`). The only errors raised are the caller's mistakes
         (:class:`EnvUsageError`), and those are raised before any instance is touched.
-        ``before_each(pos)`` is called before the action at ``pos`` runs, with ``-1`` before
-        the batch's verification, and with :data:`LOADING` before the code of a world whose
-        tool is about to be called for the first time is executed: a contained worker reports
-        its progress through it (loading is not part of any call's time limit).
+        ``before_each(pos)`` is called before the action at ``pos`` runs world code (a tool
+        call: ``list_tools``, an unknown tool or a malformed action runs none), with ``-1``
+        before the batch's verification, and with :data:`LOADING` before the code of a world
+        whose tool is about to be called for the first time is executed: a contained worker
+        reports its progress through it (loading is not part of any call's time limit), one
+        frame per call rather than per action (a ``list_tools`` step of 1,024 sent 1,024).
         """
         for i in indices:  # check the whole batch first: a bad index must not half-run it
             if self._instances[i].done:
@@ -288,11 +293,11 @@ class WorldRuntime:
         outcomes: list[StepOutcome | None] = []
         pending: list[tuple[int, int, str]] = []  # (position, instance, final answer)
         for pos, (i, action) in enumerate(zip(indices, actions, strict=True)):
-            if before_each is not None:
-                before_each(pos)
             inst = self._instances[i]
             inst.steps += 1
             act = early[pos] if pos in early else self._parse(inst.world, action)
+            if before_each is not None and isinstance(act, ToolCall):
+                before_each(pos)
             if isinstance(act, FinalAnswer):
                 inst.done = True
                 pending.append((pos, i, act.text))

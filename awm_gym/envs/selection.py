@@ -133,5 +133,6 @@ def tasks_of(worlds: Sequence[str], world_set: WorldSet,
              allowed: dict[str, tuple[int, ...]] | None) -> list[tuple[str, int]]:
     """The ``(world, task_idx)`` pairs an env over ``worlds`` draws from, in order."""
     if allowed is None:
+        world_set.entries(worlds)  # every world's tasks row in one pass, not one pass each
         return [(w, t) for w in worlds for t in range(len(world_set.entry(w).tasks))]
     return [(w, t) for w in worlds for t in allowed.get(w, ())]

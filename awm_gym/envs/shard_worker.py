@@ -99,7 +99,8 @@ class ShardWorker:
 
     A local worker process runs it over pipes (:func:`_serve`); a Ray actor holds one
     (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
-    contained, tasks, cache_writable, n)`` first, then ``reset``, ``step``, ``lost_turn``, ``tools_text``, ``tools``,
+    contained, tasks, cache_writable, warm, n)`` first, then ``reset``, ``step``, ``lost_turn``,
+    ``tools_text``, ``tools``,
     ``snapshot``, ``template``, ``title``, ``call_tool``, ``end_tool_session`` with the arguments
     of the :class:`WorldRuntime` method.
 
@@ -155,6 +156,19 @@ class ShardWorker:
 
     def _step(self, indices: list[int], actions: list[Any],
               report: Callable[[int], None] | None) -> list[StepOutcome]:
+        """:meth:`_run_step`, with each ``list_tools`` observation that is its world's whole
+        catalogue sent as a :class:`~awm_gym.envs.wire.CatalogueRef` (the caller holds it)."""
+        outcomes = self._run_step(indices, actions, report)
+        for pos, outcome in enumerate(outcomes):
+            if outcome.info.get(K.ACTION_KIND) == "list_tools":
+                world = outcome.info[K.WORLD]
+                if outcome.observation is self.runtime.tools_text(world):  # not cut short
+                    outcomes[pos] = dataclasses.replace(outcome,
+                                                        observation=wire.CatalogueRef(world))
+        return outcomes
+
+    def _run_step(self, indices: list[int], actions: list[Any],
+                  report: Callable[[int], None] | None) -> list[StepOutcome]:
         """``runtime.step``; with a quota, the scratch directory is measured after each action,
         and an action after which it is over quota reads an error (its files are removed)."""
         quota = self.quota
@@ -181,14 +195,22 @@ class ShardWorker:
         return outcomes
 
     def _init(self, root: str, worlds: list[str], config: EnvConfig, contained: bool,
-              tasks: dict[str, tuple[int, ...]] | None, cache_writable: bool, n: int) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
-        # resolved now: containment rewrites HOME and drops $AWM_GYM_CACHE
+              tasks: dict[str, tuple[int, ...]] | None, cache_writable: bool,
+              warm: dict[str, str], n: int
+              ) -> tuple[dict[str, dict[str, str]] | None, list[str], list[str]]:
+        """Start the runtime. ``warm``: world -> content hash of the worlds the parent found
+        in the cache (their probes passed): they load when first used, unchecked here."""
+        # resolved now: a local worker starts with a scrubbed environment (no $AWM_GYM_CACHE,
+        # HOME is its scratch directory), so the world set's index and hashes are read from the
+        # cache the config names, the caller's
         config = dataclasses.replace(config, cache_dir=str(default_cache_dir()
                                                           if config.cache_dir is None
                                                           else config.cache_dir))
-        world_set = get_world_set(root)
+        world_set = get_world_set(root, cache_dir=config.cache_dir)
         for name in worlds:  # import-time hangs and exits, while this process may
-            try:  # still start the probe's child (a failure is remembered)
+            if name in warm:  # still start the probe's child (a failure is remembered)
+                continue
+            try:
                 probe_world_of_set(world_set, name, config)
             except (WorldLoadError, UnknownWorldError):
                 pass  # WorldRuntime below leaves it out, or raises, as it should
@@ -208,7 +230,7 @@ class ShardWorker:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
-                                         tasks=tasks)
+                                        tasks=tasks, warm=warm)
         return (report, list(self.runtime.worlds),
                 [str(w.message) for w in caught if w.category is WorldSkippedWarning])
 

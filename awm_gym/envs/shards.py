@@ -33,7 +33,6 @@ restart too.
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import subprocess
 import time
@@ -43,18 +42,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from awm_gym import info_keys as K
-from awm_gym.boundary import best_effort
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.prepared import world_is_cached
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.runtime import LOADING, clip_text
 from awm_gym.envs.shard_worker import send_message
 from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.envs.selection import tasks_of
-from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
+from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldSkippedWarning
 from awm_gym.scoring.rewards import StepEnd, step_reward
 from awm_gym.vocab import ToolOutcome
+from awm_gym.envs.warm_start import CatalogueTexts, warm_worlds
 from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
 
@@ -68,9 +66,11 @@ WORKER_ERROR = "worker_error"
 class Shard(Protocol):
     """The parent's handle on one shard: a worker that owns the instances ``indices``.
 
-    ``spec`` is ``(world set root, worlds, config, contained, tasks, cache_writable)``;
-    :meth:`start` sends the worker
-    ``("init", *spec, len(indices))`` and its reply is read like any other.
+    ``spec`` is ``(world set root, worlds, config, contained, tasks, cache_writable, warm)``
+    (``warm``: world -> content hash of the worlds the caller found in the worker's template
+    cache, which the worker then loads when first used without checking them again);
+    :meth:`start` sends the worker ``("init", *spec, len(indices))`` and its reply is read like
+    any other.
     """
 
     indices: range
@@ -127,7 +127,8 @@ class _Shard:
         return self.worker.scratch if self.worker is not None else ""
 
     def start(self) -> None:
-        self.worker = WorkerProcess("awm_gym.envs.shard_worker", contained=bool(self.spec[3]))
+        self.worker = WorkerProcess("awm_gym.envs.shard_worker", contained=bool(self.spec[3]),
+                                    runs_package_init=False)
         self.request(("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
@@ -267,14 +268,13 @@ class ShardedRuntime:
         shard_config = EnvConfig(**{**config.__dict__, **local, "verifier_workers":
                                     max(1, config.verifier_workers // num_workers)})
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
-        cache_writable = True
+        cache_writable, warm = True, {}
         if config.backend == "local":  # a Ray cluster's nodes keep caches of their own
-            _build_cold_worlds(world_set, self.worlds, shard_config, contained)
+            warm = warm_worlds(world_set, self.worlds, shard_config, contained, _Shard)
             # workers that run tool calls see a warm cache read-only (only builders write it)
-            cache_writable = not (contained and _all_cached(world_set, self.worlds,
-                                                            shard_config))
+            cache_writable = not (contained and len(warm) == len(self.worlds))
         spec = (world_set.root, list(self.worlds), shard_config, contained, allowed,
-                cache_writable)
+                cache_writable, warm)
         bounds = [round(k * num_instances / num_workers) for k in range(num_workers + 1)]
         self._shards = [shard_factory(spec, range(bounds[k], bounds[k + 1]))
                         for k in range(num_workers)]
@@ -283,14 +283,22 @@ class ShardedRuntime:
         self._tool_calls: dict[int, list[tuple[str, str, Any]]] = {}
         """Tool session -> its calls so far (replayed after its worker restarts)."""
         self._lost_tool_sessions: dict[int, str] = {}  # tool session -> why its worker lost it
-        self._tools_text: dict[str, str] = {}
-        for k, shard in enumerate(self._shards):  # wait until every worker loaded its worlds
+        self._catalogue_texts = CatalogueTexts(warm, shard_config.cache_dir)
+        asked = self.worlds
+        try:  # made while the workers start; again below if they leave a world out
+            early: tuple[tuple[str, int], ...] | None = tuple(tasks_of(asked, world_set, allowed))
+        except UnknownWorldError:  # a world whose rows turned out broken: a worker says which
+            early = None
+        for k, shard in enumerate(self._shards):  # wait until every worker has started
             containment, worlds, skipped = shard.reply(time.monotonic() + 600)
             self.worlds = tuple(worlds)  # minus those that cannot be prepared
             for message in skipped if k == 0 else ():  # said where the caller sees it
                 warnings.warn(message, WorldSkippedWarning, stacklevel=3)
-        self.tasks: tuple[tuple[str, int], ...] = tuple(tasks_of(self.worlds, world_set, allowed))
+        self.tasks: tuple[tuple[str, int], ...] = (
+            early if early is not None and self.worlds == asked
+            else tuple(tasks_of(self.worlds, world_set, allowed)))
         """Every ``(world, task_idx)`` a reset may pick (the workers hold the same list)."""
+        self._world_names = frozenset(self.worlds).intersection(asked)  # what a reply may name
         self.containment: dict[str, dict[str, str]] | None = containment
         """Which containment layers are active in the workers (None: not contained)."""
         if containment is not None and containment.get("missing"):  # the workers' own warnings
@@ -324,7 +332,7 @@ class ShardedRuntime:
         for shard, (positions, _, _) in plan.items():
             try:
                 results = self._checked(shard.reply(time.monotonic() + 120), len(positions),
-                                        "reset")
+                                        "reset", shard)
             except (EOFError, TimeoutError, OSError) as e:
                 for pos in positions:  # these were being reset: nothing of theirs to keep
                     self._episodes[indices[pos]] = _Episode()
@@ -353,7 +361,7 @@ class ShardedRuntime:
             progress = _Progress(self.config)
             try:
                 results = self._checked(shard.reply(progress.deadline_for(0), progress),
-                                        len(positions), "step")
+                                        len(positions), "step", shard)
             except (EOFError, TimeoutError, OSError) as e:
                 reason = "timed out" if isinstance(e, TimeoutError) else "died"
                 logger.warning("worker for instances %d-%d %s (%s); restarting it",
@@ -370,17 +378,21 @@ class ShardedRuntime:
                     episode.turns.append(actions[pos])
         return out
 
-    def _checked(self, results: Any, expected: int, kind: str) -> list[Any]:
+    def _checked(self, results: Any, expected: int, kind: str, shard: Shard) -> list[Any]:
         """A worker's ``step``/``reset`` results as the caller may use them: one per instance
-        asked for (else a :class:`~awm_gym.envs.wire.ProtocolError`: the worker counts as dead)
-        and every observation within ``max_text_length``, which world code writing a frame of
-        its own to the reply descriptor could otherwise skip."""
+        asked for (else a :class:`~awm_gym.envs.wire.ProtocolError`: the worker counts as dead),
+        each :class:`~awm_gym.envs.wire.CatalogueRef` replaced by the catalogue's text (one of
+        this env's worlds, else a ``ProtocolError``; ``shard`` sends a text this process cannot
+        read from its cache) and every observation within ``max_text_length``, which world code
+        writing a frame of its own to the reply descriptor could otherwise skip."""
         if len(results) != expected:
             raise wire.ProtocolError(f"a reply to {kind!r} has {len(results)} results for "
                                      f"{expected} instances; the worker is treated as dead")
         limit = self.config.max_text_length
         if kind == "reset":
             return [(clip_text(obs, limit), info) for obs, info in results]
+        results = [replace(r, observation=self._referred_text(r.observation, shard))
+                   if isinstance(r.observation, wire.CatalogueRef) else r for r in results]
         return [r if len(r.observation) <= limit else
                 replace(r, observation=clip_text(r.observation, limit))
                 for r in results]
@@ -409,7 +421,8 @@ class ShardedRuntime:
                     shard.request(("step", [local[k] for k in pending],
                                    [actions[k] for k in pending]))
                     try:
-                        out = shard.reply(progress.deadline_for(0), progress)
+                        out = self._checked(shard.reply(progress.deadline_for(0), progress),
+                                            len(pending), "step", shard)
                     finally:
                         culprit = progress.running
                     results.update(zip(pending, out, strict=True))
@@ -485,10 +498,22 @@ class ShardedRuntime:
 
     # -- the rest of the Runtime protocol -------------------------------------------------------
     def tools_text(self, world: str) -> str:
-        text = self._tools_text.get(world)
-        if text is None:
-            text = self._tools_text[world] = self._shards[0].call(("tools_text", world), 60)
-        return text
+        if world not in self._world_names:
+            raise UnknownWorldError(f"World {world!r} is not one of this env's worlds "
+                                    f"({len(self.worlds)}, e.g. {', '.join(self.worlds[:3])}).")
+        return self._catalogue_texts.text(world, self._asker(self._shards[0]))
+
+    def _referred_text(self, ref: wire.CatalogueRef, shard: Shard) -> str:
+        """The text of a worker's catalogue reference: only this env's worlds may be named,
+        and ``shard`` (the one whose reply named it, so it is idle) sends what the cache lacks."""
+        if ref.world not in self._world_names:
+            raise wire.ProtocolError(f"a worker named the catalogue of {ref.world!r}, which is "
+                                     "not one of this env's worlds; it is treated as dead")
+        return self._catalogue_texts.text(ref.world, self._asker(shard))
+
+    @staticmethod
+    def _asker(shard: Shard) -> Callable[[str], str]:
+        return lambda world: shard.call(("tools_text", world), 60)
 
     def tools(self, world: str) -> list[dict[str, Any]]:
         return self._shards[0].call(("tools", world), 60)
@@ -568,42 +593,3 @@ def _crash_text(reason: str) -> str:
     cause = ("ended the process running it" if reason == "died"
              else "ran past its timeout and ignored it")
     return f"the tool call {cause}; the world was restored to its state before this call."
-
-
-_WORLDS_PER_BUILDER = 4
-"""Fewest cold worlds worth a builder process of their own."""
-
-
-def _all_cached(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig) -> bool:
-    try:
-        return all(world_is_cached(world_set, name, config) for name in worlds)
-    except (WorldLoadError, UnknownWorldError):
-        return False
-
-
-def _build_cold_worlds(world_set: WorldSet, worlds: Sequence[str], config: EnvConfig,
-                       contained: bool) -> None:
-    """Build the worlds that are not cached yet in several local worker processes at once (one
-    per core), each contained like a shard, so that the shards then start from the cache.
-    Failures are left for the shards, which report them as usual."""
-    unbuilt: dict[str, str] = {}  # content hash -> a world with that content
-    for name in worlds:
-        try:
-            if not world_is_cached(world_set, name, config):
-                unbuilt.setdefault(world_set.content_hash(name), name)
-        except (WorldLoadError, UnknownWorldError):
-            pass  # the shard reports it
-    cold = list(unbuilt.values())
-    count = min(os.cpu_count() or 1, len(cold) // _WORLDS_PER_BUILDER)
-    if count < 2 and not (contained and cold):  # contained: tool calls never run where the
-        return  # cache is writable, so a builder builds even one cold world
-    count = max(count, 1)
-    logger.info("building %d worlds in %d processes", len(cold), count)
-    builders = [_Shard((world_set.root, cold[k::count], config, contained, None, True),
-                       range(1)) for k in range(count)]
-    for builder in builders:
-        try:  # a world that cannot be built is the shard's to report
-            with best_effort("a builder process", log=logger):
-                builder.reply(time.monotonic() + 3600)
-        finally:
-            builder.close()

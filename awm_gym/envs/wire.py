@@ -8,6 +8,11 @@ stdout: world code prints there): an 8-byte header (JSON length, blob length), a
 :class:`ProtocolError` otherwise; an exception from the worker comes back as its class name
 and message and is rebuilt only as one of a fixed set of classes.
 
+A step reply sends each distinct observation once, and a ``list_tools`` observation not at all:
+the worker marks it as a :class:`CatalogueRef` (the world's name) and the caller, which reads
+the same catalogue cache, puts the text back (:class:`~awm_gym.envs.shards.ShardedRuntime`
+accepts only its own worlds' names there).
+
 Requests (caller -> worker) are pickles: the worker trusts its caller, not the reverse.
 
 Example:
@@ -23,14 +28,16 @@ import json
 import select
 import struct
 import time
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from awm_gym import errors
 from awm_gym.boundary import Failure, best_effort, capture
 from awm_gym.envs.protocol import StepOutcome
 
-__all__ = ["HEADER", "MAX_JSON_BYTES", "MAX_BLOB_BYTES", "ProtocolError", "decode_reply",
-           "encode_json_frame", "encode_reply", "read_exactly", "read_json_frame"]
+__all__ = ["HEADER", "MAX_JSON_BYTES", "MAX_BLOB_BYTES", "CatalogueRef", "ProtocolError",
+           "decode_reply", "encode_json_frame", "encode_reply", "read_exactly",
+           "read_json_frame"]
 
 HEADER = struct.Struct("!II")
 MAX_JSON_BYTES = 256 * 2**20
@@ -46,6 +53,15 @@ class ProtocolError(EOFError):
     dead (an ``EOFError``), restarted, and its instances replayed."""
 
 
+@dataclass(frozen=True, slots=True)
+class CatalogueRef:
+    """In a step reply, in place of an observation: world ``world``'s ``list_tools`` text,
+    which the caller holds already (1,024 instances over 647 worlds sent 647 catalogues of
+    ~40 KB as JSON at every such step)."""
+
+    world: str
+
+
 def encode_reply(kind: str, status: str, payload: Any) -> bytes:
     """One frame: the reply to a request of ``kind`` (``status`` ``ok``, ``error`` with an
     exception payload, or ``progress`` with a batch position)."""
@@ -54,14 +70,26 @@ def encode_reply(kind: str, status: str, payload: Any) -> bytes:
         payload = [type(payload).__name__, _message(payload)]
     elif status == "ok" and kind in _BLOB_KINDS:
         blob, payload = (b"", None) if payload is None else (bytes(payload), True)
-    elif status == "ok" and kind == "step":  # each distinct observation sent once: a batch of
-        texts: dict[str, int] = {}  # list_tools answers 1,024 copies of a 38 KB catalogue
-        payload = [[texts.setdefault(o.observation, len(texts)), o.reward, o.terminated,
-                    o.truncated, o.info] for o in payload]
-        payload = [list(texts), payload]
+    elif status == "ok" and kind == "step":
+        payload = _step_rows(payload)
     body = json.dumps([status, payload], ensure_ascii=False, separators=(",", ":"),
                       default=_fallback).encode("utf-8", "surrogatepass")
     return HEADER.pack(len(body), len(blob)) + body + blob
+
+
+def _step_rows(outcomes: Any) -> list[Any]:
+    """``[texts, rows, worlds]``: each distinct observation once (a batch of list_tools answers
+    1,024 copies of a 38 KB catalogue), a :class:`CatalogueRef` as its world's name; a row's
+    first field is an index into ``texts``, or ``-1 - k`` for the catalogue of ``worlds[k]``."""
+    texts: dict[str, int] = {}
+    worlds: dict[str, int] = {}
+    rows = []
+    for o in outcomes:
+        obs = o.observation
+        index = (-1 - worlds.setdefault(obs.world, len(worlds)) if isinstance(obs, CatalogueRef)
+                 else texts.setdefault(obs, len(texts)))
+        rows.append([index, o.reward, o.terminated, o.truncated, o.info])
+    return [list(texts), rows, list(worlds)]
 
 
 def encode_json_frame(value: Any) -> bytes:
@@ -180,14 +208,18 @@ def _reset(kind: str, payload: Any, blob: bytes) -> Any:
 
 
 def _step(kind: str, payload: Any, blob: bytes) -> Any:
-    _require(isinstance(payload, list) and len(payload) == 2 and _strings(payload[0])
-             and isinstance(payload[1], list), kind, "[observations, outcomes]")
-    texts, rows = payload
+    _require(isinstance(payload, list) and len(payload) in (2, 3) and _strings(payload[0])
+             and isinstance(payload[1], list) and (len(payload) == 2 or _strings(payload[2])),
+             kind, "[observations, outcomes, catalogue worlds]")
+    texts, rows = payload[0], payload[1]
+    worlds = payload[2] if len(payload) == 3 else []
+    observations = [*texts, *(CatalogueRef(w) for w in reversed(worlds))]  # -1 - k: worlds[k]
     _require(all(
-        isinstance(p, list) and len(p) == 5 and type(p[0]) is int and 0 <= p[0] < len(texts)
+        isinstance(p, list) and len(p) == 5 and type(p[0]) is int
+        and -len(worlds) <= p[0] < len(texts)
         and _is_number(p[1]) and type(p[2]) is bool and type(p[3]) is bool and _is_info(p[4])
         for p in rows), kind, "a list of [observation index, reward, terminated, truncated, info]")
-    return [StepOutcome(texts[p[0]], *p[1:]) for p in rows]
+    return [StepOutcome(observations[p[0]], *p[1:]) for p in rows]
 
 
 def _bools(kind: str, payload: Any, blob: bytes) -> Any:

@@ -66,3 +66,18 @@ def test_an_observation_past_the_limit_is_cut(monkeypatch) -> None:  # noqa: ANN
                    for o in obs)
     finally:
         envs.close()
+
+
+def test_a_catalogue_reference_to_another_world_is_a_dead_worker(monkeypatch) -> None:  # noqa: ANN001
+    # a list_tools observation travels as its world's name (issue 33): the caller puts back
+    # only the catalogues of this env's worlds
+    envs = _envs(monkeypatch)
+    try:
+        _ForgingShard.forged = _forged([[], [[-1, 0.0, False, False, {}]] * 2, ["gmail"]])
+        obs, reward, terminated, *_ = envs.step([READ, READ])
+        assert not any(o.startswith("Available MCP Tools") for o in obs)
+        assert not terminated.any()
+        obs, *_ = envs.step([READ, READ])  # the restarted worker answers
+        assert all(json.loads(o)["id"] == 1 for o in obs)
+    finally:
+        envs.close()

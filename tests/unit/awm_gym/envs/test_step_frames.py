@@ -1,5 +1,6 @@
 """The shard worker's step replies (awm_gym/envs/wire.py): each distinct observation travels
-once, and a forged frame is refused as a dead worker, never trusted."""
+once, a catalogue as its world's name, and a forged frame is refused as a dead worker, never
+trusted."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import pytest
 
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.wire import HEADER, ProtocolError, decode_reply, encode_reply
+from awm_gym.envs.wire import HEADER, CatalogueRef, ProtocolError, decode_reply, encode_reply
 
 
 def _decode(frame: bytes) -> tuple[str, object]:
@@ -36,9 +37,22 @@ def test_a_repeated_observation_is_sent_once() -> None:
     assert status == "ok" and decoded == same
 
 
+def test_a_catalogue_travels_as_its_worlds_name() -> None:
+    outcomes = [StepOutcome(CatalogueRef("spotify"), 0.0, False, False, {"world": "spotify"}),
+                StepOutcome("a", 0.0, False, False, {}),
+                StepOutcome(CatalogueRef("gmail"), 0.0, False, False, {"world": "gmail"}),
+                StepOutcome(CatalogueRef("spotify"), 0.0, False, False, {"world": "spotify"})]
+    frame = encode_reply("step", "ok", outcomes)
+    assert json.loads(frame[HEADER.size:])[1][2] == ["spotify", "gmail"]  # each name once
+    assert _decode(frame) == ("ok", outcomes)
+
+
 @pytest.mark.parametrize("payload", [
     [["a"], [[1, 0.0, False, False, {}]]],          # an index past the observations
     [["a"], [[-1, 0.0, False, False, {}]]],
+    [["a"], [[-2, 0.0, False, False, {}]], ["w"]],  # past the catalogue names
+    [["a"], [[-1, 0.0, False, False, {}]], [7]],     # a catalogue name that is not text
+    [["a"], [[0, 0.0, False, False, {}]], [], []],   # a fourth part
     [["a"], [["a", 0.0, False, False, {}]]],        # the old shape: text in place of an index
     [["a"], [[0, "1", False, False, {}]]],           # a reward that is not a number
     [[1], [[0, 0.0, False, False, {}]]],             # an observation that is not text
