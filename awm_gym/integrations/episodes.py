@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import json
 import logging
@@ -46,7 +47,7 @@ from awm_gym.scoring import StepEnd, step_reward
 logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "EpisodeHost", "EpisodeResult", "ToolEpisode",
-           "function_tools"]
+           "close_shared_hosts", "episode_result", "function_tools", "shared_host"]
 
 DEFAULT_INSTRUCTIONS = (
     "You complete the user's task inside an app by calling its tools. The user is logged in; "
@@ -125,7 +126,8 @@ class EpisodeResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def _result(outcome: StepOutcome) -> EpisodeResult:
+def episode_result(outcome: StepOutcome) -> EpisodeResult:
+    """How the episode that ``outcome`` ended came out (its label, reward and scoring)."""
     info = outcome.info
     if info.get(K.FORMAT_ERROR):
         label = "format_error"
@@ -187,6 +189,19 @@ class ToolEpisode:
         outcome = self._step(action)
         return outcome.observation
 
+    def act(self, action: str) -> StepOutcome:
+        """Run one turn of raw model text, as the in-process env takes it (``<tool_call>``
+        blocks, AWM's ``list_tools`` / ``call_tool``, or a final answer when it calls no tool);
+        text-in, text-out bridges (SkyRL) use this instead of :meth:`call`.
+
+        Raises:
+            EnvUsageError: the episode has already ended.
+        """
+        if self.result is not None:
+            raise EnvUsageError(f"act() after the episode ended ({self.result.label}): open a "
+                                "new episode.")
+        return self._step(action)
+
     def finish(self, answer: str | None) -> EpisodeResult:
         """End the episode with ``answer`` as the final answer and score it.
 
@@ -207,7 +222,7 @@ class ToolEpisode:
         [outcome] = self._host.runtime.step([self._index], [action])
         self.turns += 1
         if outcome.terminated or outcome.truncated:
-            self.result = _result(outcome)
+            self.result = episode_result(outcome)
         return outcome
 
     def close(self) -> None:
@@ -307,3 +322,32 @@ class EpisodeHost:
     def close(self) -> None:
         """Close the runtime and its verifier pool (safe to call twice)."""
         self._envs.close()
+
+
+_SHARED: dict[str, EpisodeHost] = {}
+"""One host per (env id, capacity, env kwargs) in this process, for bridges whose rollouts are
+built from plain data (a SkyRL dataset row, an Inspect sample) and must find their runtime."""
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_host(env_id: str = "AWM/spotify-v0", capacity: int = 64,
+                env_kwargs: Mapping[str, Any] | None = None) -> EpisodeHost:
+    """The process's :class:`EpisodeHost` for these settings, built on first use and closed at
+    exit (:func:`close_shared_hosts`).
+
+    Example:
+        >>> shared_host("AWM/spotify-v0", 2) is shared_host("AWM/spotify-v0", 2)
+        True
+    """
+    key = json.dumps([env_id, capacity, dict(env_kwargs or {})], sort_keys=True, default=str)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = EpisodeHost(env_id, capacity=capacity, **dict(env_kwargs or {}))
+        return _SHARED[key]
+
+
+@atexit.register
+def close_shared_hosts() -> None:
+    """Close every host :func:`shared_host` built (their verifier workers); safe to repeat."""
+    while _SHARED:
+        _SHARED.popitem()[1].close()

@@ -24,9 +24,23 @@ Example:
     >>> obs = env.step(AWMAction(text="I cannot do this."))   # a final answer: verified
     >>> obs.done, obs.info["verifier_label"], obs.reward
     (True, 'others', 0.0)
+    >>> obs.verdict.label, obs.verdict.scored, obs.verdict.success     # typed, on the wire too
+    ('others', True, False)
     >>> sorted(name for name, _ in env.rubric.named_rubrics())
     ['code', 'judge']
+    >>> [s["name"] for s in env.list_splits()]       # OpenEnv's task API (TaskProvider)
+    ['all', 'train', 'val_tasks']
+    >>> spec = env.get_task("val_tasks", 1)
+    >>> env.reset(seed=0, split="val_tasks", index=1).task_idx == spec["task_idx"]
+    True
     >>> env.close()
+
+OpenEnv's task API (openenv 0.10's ``TaskProvider``: ``list_splits``, ``list_tasks``,
+``num_tasks``, ``get_task``, ``get_task_range``) answers from the world's
+:class:`~awm_gym.integrations.openenv.tasks.WorldTasks`: the tasks in splits ``all``,
+``train``, ``val_tasks``, ``val_worlds`` (as ``awm train`` splits them); ``reset(split=...,
+index=...)`` starts the ``index``-th task of a split. openenv 0.10's server serves the methods
+under ``/<env name>/splits`` etc.; on openenv-core 0.3 they are plain methods.
 """
 
 from __future__ import annotations
@@ -42,8 +56,11 @@ from openenv.core.env_server.types import EnvironmentMetadata
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.errors import EnvUsageError
-from awm_gym.integrations.openenv.models import AWMAction, AWMObservation, AWMState
+from awm_gym.integrations.episodes import episode_result
+from awm_gym.integrations.openenv.models import AWMAction, AWMObservation, AWMState, AWMVerdict
 from awm_gym.integrations.openenv.rubric import rubric_for
+from awm_gym.integrations.openenv.tasks import WorldTasks
+from awm_gym.worlds.splits import Split
 
 __all__ = ["AWMEnvironment", "InstanceBackend"]
 
@@ -53,9 +70,10 @@ class InstanceBackend(Protocol):
 
     world: str
     config: EnvConfig
-    num_tasks: int
     title: str
     tools_text: str
+    tasks: WorldTasks
+    """The world's tasks and splits (OpenEnv's task API)."""
 
     def reset(self, seed: int, task_idx: int | None) -> tuple[str, dict[str, Any]]: ...
     def step(self, action: str) -> StepOutcome: ...
@@ -68,7 +86,7 @@ class _LocalBackend:
     """A one-instance runtime owned by the env, run on the caller's thread."""
 
     def __init__(self, world: str, worlds_dir: str | None, config: EnvConfig,
-                 exclude: str | None = None) -> None:
+                 exclude: str | None = None, split: Split | str | None = None) -> None:
         from awm_gym.envs.env import AWMEnv  # the in-process env's runtime, built its way
         from awm_gym.envs.registration import resolve_worlds
 
@@ -76,8 +94,13 @@ class _LocalBackend:
         self._env = AWMEnv(world_set=worlds_dir, worlds=[self.world], exclude=exclude,
                            **_config_kwargs(config))
         self.runtime, self.config = self._env.runtime, self._env.config
-        self.num_tasks, self.title = len(world_set[self.world].tasks), self.world
+        self.title = self.world
         self.tools_text = self.runtime.tools_text(self.world)
+        if isinstance(split, str):
+            from awm_gym.worlds.splits import load_split
+
+            split = load_split(split, world_set)
+        self.tasks = WorldTasks.of(self.world, world_set, split, exclude)
 
     def reset(self, seed: int, task_idx: int | None) -> tuple[str, dict[str, Any]]:
         [(obs, info)] = self.runtime.reset([0], [seed], [task_idx], [None])
@@ -113,10 +136,15 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
             its own).
         exclude: an exclusion file (``awm check PATH --write-exclusions FILE``): its tasks are
             never drawn, and pinning one is refused (the in-process backend only).
+        split: the :class:`~awm_gym.worlds.splits.Split` (or split file) whose subsets the task
+            API lists; None: ``awm train``'s default split of the world set (the in-process
+            backend only; a server passes its own).
 
     ``reset(seed=..., task_idx=..., episode_id=...)``: the seed picks the task unless
-    ``task_idx`` pins it (None draws a seed from the env's own generator). ``step(action)``
-    returns an :class:`AWMObservation` with ``reward``, ``done`` and the in-process ``info``.
+    ``task_idx`` pins it (None draws a seed from the env's own generator);
+    ``reset(split=..., index=...)`` pins the ``index``-th task of a split instead.
+    ``step(action)`` returns an :class:`AWMObservation` with ``reward``, ``done``, the
+    in-process ``info`` and, on the step that ends the episode, its ``verdict``.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
@@ -127,9 +155,10 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
 
     def __init__(self, world: str = "spotify", worlds_dir: str | None = None,
                  config: EnvConfig | None = None, *,
-                 backend: InstanceBackend | None = None, exclude: str | None = None) -> None:
+                 backend: InstanceBackend | None = None, exclude: str | None = None,
+                 split: Split | str | None = None) -> None:
         if backend is None:
-            backend = _LocalBackend(world, worlds_dir, config or EnvConfig(), exclude)
+            backend = _LocalBackend(world, worlds_dir, config or EnvConfig(), exclude, split)
         self.backend = backend
         super().__init__(rubric=rubric_for(backend.config))
         self._rng = np.random.default_rng()
@@ -159,18 +188,34 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
                               task_idx=self._state.task_idx, step=0,
                               tools_text=self.backend.tools_text, info=info)
 
+    def _task_of(self, task_idx: int | None, split: str | None, index: int | None,
+                 kwargs: dict[str, Any]) -> int | None:
+        _no_extra(kwargs, "reset", _RESET_ARGS)
+        if split is None and index is None:
+            return task_idx
+        if task_idx is not None or split is None or index is None:
+            raise EnvUsageError(f"reset(task_idx={task_idx!r}, split={split!r}, index={index!r})"
+                                ": pin a task either by task_idx, or by split and index "
+                                "together (list_splits() names the splits).")
+        try:
+            return self.backend.tasks.task_idx(split, index)
+        except IndexError as e:
+            raise EnvUsageError(f"reset(): {e}") from None
+
     def reset(self, seed: int | None = None, episode_id: str | None = None,
-              task_idx: int | None = None, **kwargs: Any) -> AWMObservation:
+              task_idx: int | None = None, split: str | None = None, index: int | None = None,
+              **kwargs: Any) -> AWMObservation:
         """Start an episode; the observation's ``text`` is the task."""
-        _no_extra(kwargs, "reset", ("seed", "episode_id", "task_idx"))
+        task_idx = self._task_of(task_idx, split, index, kwargs)
         seed = self._begin(seed, episode_id)
         obs, info = self.backend.reset(seed, task_idx)
         return self._started(seed, episode_id, obs, info)
 
     async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
-                          task_idx: int | None = None, **kwargs: Any) -> AWMObservation:
+                          task_idx: int | None = None, split: str | None = None,
+                          index: int | None = None, **kwargs: Any) -> AWMObservation:
         """:meth:`reset` for the server's event loop (the instance's work runs elsewhere)."""
-        _no_extra(kwargs, "reset", ("seed", "episode_id", "task_idx"))
+        task_idx = self._task_of(task_idx, split, index, kwargs)
         seed = self._begin(seed, episode_id)
         obs, info = await self.backend.reset_async(seed, task_idx)
         return self._started(seed, episode_id, obs, info)
@@ -201,6 +246,9 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
             info=dict(out.info))
         observation.reward = self._apply_rubric(action, observation)
         state.last_reward = float(observation.reward)
+        if done:
+            observation.verdict = AWMVerdict.from_outcome(
+                episode_result(out).label, observation.reward, observation.info)
         return observation
 
     def step(self, action: AWMAction, timeout_s: float | None = None,
@@ -216,6 +264,28 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
         text = self._action_text(action)
         return self._stepped(action, await self.backend.step_async(text))
 
+    # -- OpenEnv's task API (TaskProvider): side-effect free, works on a fresh env -----------
+    def list_splits(self) -> list[dict[str, Any]]:
+        """The world's splits: ``{"name", "type", "num_tasks", "description"}`` each."""
+        return self.backend.tasks.list_splits()
+
+    def list_tasks(self, split: str) -> list[dict[str, Any]]:
+        """Every task spec of ``split`` (``id``, ``index``, ``task_idx``, ``task``, ``reset``)."""
+        return self.backend.tasks.list_tasks(split)
+
+    def num_tasks(self, split: str) -> int:
+        """How many tasks ``split`` holds."""
+        return self.backend.tasks.num_tasks(split)
+
+    def get_task(self, split: str, index: int) -> dict[str, Any]:
+        """The ``index``-th task spec of ``split`` (IndexError outside it)."""
+        return self.backend.tasks.get_task(split, index)
+
+    def get_task_range(self, split: str, start: int | None = None, stop: int | None = None
+                       ) -> list[dict[str, Any]]:
+        """The task specs of ``split[start:stop]``."""
+        return self.backend.tasks.get_task_range(split, start, stop)
+
     # -- the rest -----------------------------------------------------------------------------
     @property
     def state(self) -> AWMState:
@@ -229,8 +299,8 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
         return EnvironmentMetadata(
             name=f"awm-gym/{backend.world}",
             description=(f"Agent World Model world '{backend.world}' ({backend.title}): "
-                         f"{backend.num_tasks} tasks. Actions are the model's text (or a tool "
-                         "call); observations are the task, then each tool's result text; a "
+                         f"{len(backend.tasks.texts)} tasks. Actions are the model's text (or a "
+                         "tool call); observations are the task, then each tool's result text; a "
                          "final answer is verified by the task's verifier."),
             version=__version__, author="awm-gym")
 
@@ -243,6 +313,9 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
     def _check_open(self) -> None:
         if self._closed:
             raise EnvUsageError("this AWMEnvironment is closed; make a new one.")
+
+
+_RESET_ARGS = ("seed", "episode_id", "task_idx", "split", "index")
 
 
 def _no_extra(kwargs: dict[str, Any], method: str, valid: Sequence[str]) -> None:

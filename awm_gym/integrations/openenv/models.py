@@ -1,11 +1,15 @@
 """The typed wire models of the OpenEnv bridge: :class:`AWMAction`, :class:`AWMObservation`,
-:class:`AWMState` (pydantic models on openenv-core's ``Action`` / ``Observation`` / ``State``).
+:class:`AWMVerdict`, :class:`AWMState` (pydantic models on OpenEnv's ``Action`` /
+``Observation`` / ``State``; the same code runs on ``openenv`` 0.10 and ``openenv-core`` 0.3).
 
 An action is the model's raw text, exactly what the in-process env takes, or a structured tool
 call that is rendered to the same ``<tool_call>`` text (:func:`awm_gym.tools.actions.format_tool_call`)
 so that one parser decides both. An observation is the text the agent reads next plus the
 episode's flags and the ``info`` dict of the in-process env (keys: :mod:`awm_gym.info_keys`).
-openenv-core leaves an observation's ``metadata`` off the wire, so the infos travel in ``info``.
+openenv-core 0.3 leaves an observation's ``metadata`` off the wire (0.10 keeps it), so nothing
+travels there: the infos travel in ``info``, and how the episode came out in the typed
+``verdict`` field (an :class:`AWMVerdict`, set on the step that ends the episode), which both
+versions' serializers carry and both clients parse.
 
 Example:
     >>> AWMAction(tool_call=ToolCallSpec(name="get_note", arguments={"note_id": 2})).as_text()
@@ -21,9 +25,10 @@ from typing import Any
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from awm_gym import info_keys as K
 from awm_gym.tools.actions import format_tool_call
 
-__all__ = ["ToolCallSpec", "AWMAction", "AWMObservation", "AWMState"]
+__all__ = ["ToolCallSpec", "AWMAction", "AWMObservation", "AWMState", "AWMVerdict"]
 
 
 class ToolCallSpec(BaseModel):
@@ -59,6 +64,42 @@ class AWMAction(Action):
         return self.text or ""
 
 
+class AWMVerdict(BaseModel):
+    """How an episode came out: the task's verifier (or the format error, or the step limit).
+
+    Example:
+        >>> AWMVerdict(label="complete", reward=1.0, scored=True, success=True).success
+        True
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(description=(
+        "The verifier's label (complete | others | verifier_error | no_verifier | "
+        "awaiting_judge), or format_error (a malformed action), or truncated (the step limit)."))
+    reward: float = Field(description="The episode's final reward (the step's reward).")
+    scored: bool = Field(description=(
+        "False when the episode could not be scored (verifier crash or timeout, no verifier, "
+        "judge pending): leave it out of statistics instead of counting its reward."))
+    success: bool = Field(description="The verifier (or the LLM judge) said complete.")
+    judge_label: str | None = Field(default=None, description=(
+        "The LLM judge's label when a judge scored the episode (complete | incomplete | "
+        "agent_error | server_error | judge_error)."))
+    error: str | None = Field(default=None, description=(
+        "Why it is unscored or malformed: the verifier's or judge's error, or the format error."))
+
+    @classmethod
+    def from_outcome(cls, label: str, reward: float, info: dict[str, Any]) -> AWMVerdict:
+        """The verdict of the step whose ``info`` ended the episode with ``label``."""
+        error = info.get(K.VERIFIER_ERROR) or info.get(K.JUDGE_ERROR) or (
+            info.get(K.ERROR) if info.get(K.FORMAT_ERROR) else None)
+        judge = info.get(K.JUDGE_LABEL)
+        return cls(label=label, reward=float(reward), scored=bool(info.get(K.REWARD_VALID, True)),
+                   success=bool(info.get(K.SUCCESS, False)),
+                   judge_label=None if judge is None else str(judge),
+                   error=None if error is None else str(error))
+
+
 class AWMObservation(Observation):
     """What the agent reads after a reset (the task) or a step (the tool result text)."""
 
@@ -75,6 +116,8 @@ class AWMObservation(Observation):
     info: dict[str, Any] = Field(default_factory=dict, description=(
         "The in-process env's info dict (verifier label, reward_valid, success, tool outcome, "
         "format_error, reward_components, ...; keys in awm_gym.info_keys)."))
+    verdict: AWMVerdict | None = Field(default=None, description=(
+        "How the episode came out, on the step that ends it (None before)."))
 
 
 class AWMState(State):

@@ -43,9 +43,11 @@ from awm_gym.envs.vector_env import make_runtime
 from awm_gym.errors import EnvUsageError
 from awm_gym.integrations.openenv.environment import AWMEnvironment
 from awm_gym.integrations.openenv.models import AWMAction, AWMObservation
+from awm_gym.integrations.openenv.tasks import WorldTasks
 from awm_gym.server.config import ServerConfig
 from awm_gym.server.executor import RuntimeLoop
 from awm_gym.wire.auth import TokenGate
+from awm_gym.worlds.splits import Split
 
 __all__ = ["OpenEnvWorldServer"]
 
@@ -78,8 +80,7 @@ class _ServedBackend:
     def __init__(self, server: OpenEnvWorldServer) -> None:
         self.server = server
         self.world, self.config = server.world, server.env_config
-        self.num_tasks, self.title, self.tools_text = (server.num_tasks, server.title,
-                                                       server.tools_text)
+        self.title, self.tools_text, self.tasks = server.title, server.tools_text, server.tasks
         self._slot: int | None = None
         self._pending: asyncio.Future | None = None
 
@@ -159,6 +160,9 @@ class OpenEnvWorldServer:
 
     Args:
         config: what to serve and the limits (``config.protocol`` is ``openenv``).
+        split: the :class:`~awm_gym.worlds.splits.Split` whose subsets OpenEnv's task API
+            lists (``/awm-<world>/splits``, ...); None: ``awm train``'s default split of the
+            world set (``val_worlds=0.2, val_tasks=0.2, seed=0``).
 
     Example:
         >>> server = OpenEnvWorldServer(ServerConfig(world="spotify", max_sessions=2))
@@ -168,11 +172,11 @@ class OpenEnvWorldServer:
         >>> server.close()
     """
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, split: Split | None = None) -> None:
         self.config = config
         world_set = get_world_set(config.worlds_dir)
-        world_def = world_set[config.world]
-        self.world, self.num_tasks = world_def.name, len(world_def.tasks)
+        self.world = world_set[config.world].name
+        self.tasks = WorldTasks.of(self.world, world_set, split)
         capacity = config.max_sessions + _HTTP_HEADROOM
         self.runtime = make_runtime(world_set, [self.world], capacity, config.env)
         self.env_config: EnvConfig = self.runtime.config
