@@ -52,6 +52,7 @@ CHECKS: tuple[Check, ...] = (
           "from awm_gym.integrations.openenv import check_one_distribution; "
           "check_one_distribution(); "
           "from awm_gym.integrations.openenv.server import OpenEnvWorldServer"),
+    Check("inspect_ai", "inspect", "from awm_gym.integrations.inspect_tasks import awm_task"),
     Check("skyrl_gym", "skyrl", "from awm_gym.integrations.skyrl import AWMTextEnv, register"),
     Check("ray", "ray", "import ray"),
     Check("awm_gym.containment", "default",
