@@ -46,9 +46,9 @@ from .batching import MicroBatch
 
 __all__ = ["token_logprobs", "selected_logprobs", "ppo_clip_loss", "LossTerms", "CHUNK_TOKENS"]
 
-CHUNK_TOKENS = 1024
+CHUNK_TOKENS = 512
 """Loss positions whose float32 softmax over the vocabulary exists at once (a 152k vocabulary:
-1024 x 152k x 4 bytes = 0.6 GB per chunk tensor)."""
+512 x 152k x 4 bytes = 0.3 GB per chunk tensor; the backward holds three of them)."""
 
 
 def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
@@ -123,13 +123,12 @@ def selected_logprobs(logits: Any, sample: Any, column: Any, targets: Any, tempe
                       ) -> tuple[Any, Any]:
     """``log_softmax(logits[s, c] / T)[target]`` at N positions, without a (N, V) copy.
 
-    The picked rows go through float32 ``chunk_tokens`` at a time: the log-probability is the
-    target's logit minus the row's logsumexp (TRL's ``selective_log_softmax``), and only the
-    logsumexp (N,) is kept for the backward pass, which recomputes each chunk's softmax to form
-    the gradient ``(onehot(target) - softmax) / T`` in the logits' own dtype. So the memory
-    beyond ``logits`` (kept for the backward pass) and its gradient is a few
-    (chunk_tokens, V) float32 tensors, whatever N is; the values and gradients are those of
-    ``log_softmax(logits.float() / T)`` gathered, to float rounding.
+    The picked rows go through float32 ``chunk_tokens`` at a time: each chunk's log-softmax,
+    the target's entry gathered (and the entropy), nothing of it kept; the backward pass
+    recomputes each chunk's log-softmax to form its gradient in the logits' own dtype. So the
+    memory beyond ``logits`` (kept for the backward pass) and its gradient is a few
+    (chunk_tokens, V) float32 tensors, whatever N is; the values and gradients are bitwise
+    those of ``log_softmax(logits[mask].float() / T)`` gathered (the same kernels, row by row).
 
     Args:
         logits: (B, T, V) the model's logits, any float dtype (with gradient or not).
@@ -166,18 +165,25 @@ def selected_logprobs(logits: Any, sample: Any, column: Any, targets: Any, tempe
 
 
 def _chunk_rows(logits: Any, sample: Any, column: Any, divisor: float | None) -> Any:
-    """Rows ``logits[sample, column]`` in float32 (at least), divided by the temperature."""
+    """Rows ``logits[sample, column]`` in float32 (at least), divided by the temperature: the
+    same operations, in the same order, as ``logits[mask].float() / T`` on all rows at once."""
     import torch
 
-    x = logits[sample, column]  # (n, V), a fresh copy: the in-place ops below touch no input
+    x = logits[sample, column]  # (n, V)
     x = x.to(torch.promote_types(x.dtype, torch.float32))
-    return x.div_(divisor) if divisor is not None else x
+    return x / divisor if divisor is not None else x
 
 
 @functools.cache
 def _selected_log_softmax() -> Any:
     """The autograd Function behind :func:`selected_logprobs` (built on first use: this package
-    imports torch lazily)."""
+    imports torch lazily).
+
+    Each chunk runs the very kernels autograd runs on the whole (N, V) block (``log_softmax``
+    and its backward, ``gather``'s one-hot, the division by ``T``), row by row, so values and
+    gradients are bitwise those of ``log_softmax(logits[mask].float() / T).gather(...)``: a
+    run's numbers do not change with the chunking, only its memory does.
+    """
     import torch
 
     class SelectedLogSoftmax(torch.autograd.Function):
@@ -189,19 +195,16 @@ def _selected_log_softmax() -> Any:
             n = sample.numel()
             dtype = torch.promote_types(logits.dtype, torch.float32)
             picked = torch.empty(n, dtype=dtype, device=logits.device)  # (N,)
-            lse = torch.empty_like(picked)  # (N,) each row's logsumexp
             entropy = torch.empty(n if with_entropy else 0, dtype=dtype, device=logits.device)
             for start in range(0, n, chunk):
                 part = slice(start, start + chunk)
-                x = _chunk_rows(logits, sample[part], column[part], divisor)  # (n, V)
-                lse[part] = torch.logsumexp(x, dim=-1)
-                picked[part] = x.gather(-1, targets[part, None]).squeeze(-1) - lse[part]
+                logsm = torch.log_softmax(_chunk_rows(logits, sample[part], column[part],
+                                                      divisor), dim=-1)  # (n, V)
+                picked[part] = logsm.gather(-1, targets[part, None]).squeeze(-1)
                 if with_entropy:
-                    logsm = x.sub_(lse[part, None])
-                    entropy[part] = -logsm.exp().mul_(logsm).sum(-1)
-                    del logsm
-                del x  # before the next chunk's rows exist: one chunk (plus a temporary) at a time
-            ctx.save_for_backward(logits, sample, column, targets, lse)
+                    entropy[part] = -(logsm.exp() * logsm).sum(-1)
+                del logsm  # before the next chunk's rows exist: one chunk at a time
+            ctx.save_for_backward(logits, sample, column, targets)
             ctx.divisor, ctx.chunk = divisor, chunk
             ctx.mark_non_differentiable(entropy)
             ctx.set_materialize_grads(False)
@@ -212,17 +215,19 @@ def _selected_log_softmax() -> Any:
             none = (None,) * 6
             if grad_picked is None or not ctx.needs_input_grad[0]:
                 return (None, *none)
-            logits, sample, column, targets, lse = ctx.saved_tensors
+            logits, sample, column, targets = ctx.saved_tensors
             grad = torch.zeros_like(logits)  # what the output head's backward needs anyway
             for start in range(0, sample.numel(), ctx.chunk):
                 part = slice(start, start + ctx.chunk)
-                g = grad_picked[part, None]  # (n, 1)
-                # d(x_t - logsumexp(x))/dx = onehot(t) - softmax(x), times g, then / T
-                dx = _chunk_rows(logits, sample[part], column[part], ctx.divisor)
-                dx = dx.sub_(lse[part, None]).exp_().mul_(-g)
-                dx.scatter_add_(-1, targets[part, None], g.to(dx.dtype))
+                logsm = torch.log_softmax(_chunk_rows(logits, sample[part], column[part],
+                                                      ctx.divisor), dim=-1)  # (n, V)
+                # gather's backward: the picked gradient at the target, zeros elsewhere
+                onehot = torch.zeros_like(logsm).scatter_(-1, targets[part, None],
+                                                          grad_picked[part, None].to(logsm.dtype))
+                dx = torch._log_softmax_backward_data(onehot, logsm, -1, logsm.dtype)
+                del logsm, onehot
                 if ctx.divisor is not None:
-                    dx.div_(ctx.divisor)
+                    dx = dx / ctx.divisor
                 grad[sample[part], column[part]] = dx.to(grad.dtype)
                 del dx
             return (grad, *none)
