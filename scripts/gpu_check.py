@@ -36,7 +36,6 @@ import argparse
 import dataclasses
 import json
 import logging
-import os
 import socket
 import sys
 import time
@@ -104,7 +103,7 @@ def check_process_group(device: str) -> dict[str, Any]:
     import torch
     import torch.distributed as dist
 
-    from .parallel import choose_backend
+    from agents.parallel import choose_backend
 
     backend = choose_backend(device)
     t = time.perf_counter()
@@ -129,7 +128,7 @@ def _engine_samples(vocab: int, count: int = 8) -> list[Any]:
     """Fixed random turn samples (two per trajectory) for the engine check."""
     import torch
 
-    from .grpo.batching import TrainSample
+    from agents.grpo.batching import TrainSample
 
     g = torch.Generator().manual_seed(0)
     out = []
@@ -151,10 +150,10 @@ def check_engines(model_dir: Path, device: str, dtype: str) -> dict[str, Any]:
     import torch
     import torch.distributed as dist
 
-    from .grpo.config import GRPOConfig, OptimConfig
-    from .grpo.update import grpo_update
-    from .parallel import DistInfo, choose_backend, full_state_dict, wrap_for_training
-    from .policies.hf_policy import load_model_and_tokenizer
+    from agents.grpo.config import GRPOConfig, OptimConfig
+    from agents.grpo.update import grpo_update
+    from agents.parallel import DistInfo, choose_backend, full_state_dict, wrap_for_training
+    from agents.policies.hf_policy import load_model_and_tokenizer
 
     def update(strategy: str | None) -> tuple[dict[str, Any], float]:
         model, tok = load_model_and_tokenizer(str(model_dir), device)
@@ -186,8 +185,14 @@ def check_engines(model_dir: Path, device: str, dtype: str) -> dict[str, Any]:
 def _build_model_dir(shape: ModelShape, tiny_dir: Path, out: Path) -> Path:
     """A random-initialised model of ``shape`` with the tiny model's tokenizer, saved to ``out``."""
     import torch
-    from transformers import (AutoTokenizer, GenerationConfig, LlamaConfig, LlamaForCausalLM,
-                              Qwen2Config, Qwen2ForCausalLM)
+    from transformers import (
+        AutoTokenizer,
+        GenerationConfig,
+        LlamaConfig,
+        LlamaForCausalLM,
+        Qwen2Config,
+        Qwen2ForCausalLM,
+    )
 
     if (out / "config.json").exists():
         return out
@@ -216,8 +221,8 @@ def check_merged_sync(model_dir: Path, device: str, lora_r: int = 8) -> dict[str
     import torch
     from transformers import AutoModelForCausalLM
 
-    from .lora import LoRAConfig, apply_lora
-    from .policies.vllm_policy import trainer_state_for_vllm
+    from agents.lora import LoRAConfig, apply_lora
+    from agents.policies.vllm_policy import trainer_state_for_vllm
 
     base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).to(device)
     adapted = apply_lora(base, LoRAConfig(r=lora_r))
@@ -259,12 +264,12 @@ def run_grpo_steps(shape: ModelShape, model_dir: str | None, out: Path, device: 
     """SFT warm start + ``steps`` GRPO steps of ``awm train`` on ``shape`` (``groups`` groups
     of 8 episodes of at most ``max_turns`` turns of 96 tokens); returns the step times (first
     step apart: it includes CUDA's warm-up) and the throughput."""
-    from .config import ModelConfig, RunConfig, SplitConfig, TrainConfig
-    from .evaluate import EvalConfig
-    from .grpo.config import CutTurnMode, GRPOConfig, RolloutConfig
-    from .lora import LoRAConfig
-    from .pipeline import run_training
-    from .sft import SFTConfig
+    from agents.config import ModelConfig, RunConfig, SplitConfig, TrainConfig
+    from agents.evaluate import EvalConfig
+    from agents.grpo.config import CutTurnMode, GRPOConfig, RolloutConfig
+    from agents.lora import LoRAConfig
+    from agents.pipeline import run_training
+    from agents.sft import SFTConfig
 
     cfg = TrainConfig(
         run=RunConfig(out_dir=str(out), seed=0, device=device, transcripts=0),
@@ -417,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _build_model_dirs(shapes: list[ModelShape], out: Path, is_dry_run: bool) -> dict[str, Path]:
     """The tiny model (small on a dry run) and one model folder per shape with a family."""
-    from .tiny_model import TinyModelConfig, build_tiny_model
+    from agents.tiny_model import TinyModelConfig, build_tiny_model
 
     tiny_cfg = TinyModelConfig.small() if is_dry_run else TinyModelConfig()
     tiny_dir = build_tiny_model(out / "tiny_init", tiny_cfg)

