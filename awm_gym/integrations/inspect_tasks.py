@@ -47,8 +47,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 try:
     from inspect_ai import Task, task
@@ -74,9 +73,12 @@ OUTCOME_KEY = "awm"
 """The sample store key holding the episode's outcome (JSON: label, reward, ...)."""
 
 
-@dataclass(frozen=True)
-class AWMTaskSettings:
-    """Which world(s) and tasks an :func:`awm_task` runs, and how."""
+class AWMTaskSettings(NamedTuple):
+    """Which world(s) and tasks an :func:`awm_task` runs, and how.
+
+    A ``NamedTuple``, not a dataclass: ``inspect eval FILE@awm_task`` executes this file as a
+    module it does not put in ``sys.modules``, where a dataclass with string annotations fails.
+    """
 
     worlds: tuple[str, ...] | None = None
     """The worlds (None: every world of the set)."""
