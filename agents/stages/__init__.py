@@ -8,3 +8,7 @@
 with :mod:`.run_folder` for the run folder's files. Each works the same in one process and
 under ``torchrun`` (every rank takes part; :mod:`agents.parallel`).
 """
+
+from . import data, evaluation, run_folder, training, warm_start
+
+__all__ = ["data", "warm_start", "training", "evaluation", "run_folder"]
