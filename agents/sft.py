@@ -29,7 +29,7 @@ from .chat_format import (
     tool_listing,
 )
 from .errors import AgentConfigError, DatasetFormatError
-from .grpo.batching import TrainSample, collate, pack_micro_batches, padding_batch
+from .grpo.batching import TrainSample, collate, micro_schedule, padding_batch
 from .parallel import (
     DistInfo,
     ParallelConfig,
@@ -204,11 +204,7 @@ def _accumulate(module: Any, samples: Sequence[TrainSample], n_tokens: int, cfg:
     summed loss (x ``n_tokens``) and the tokens it ran."""
     from .grpo.loss import token_logprobs
 
-    micros: list[list[int] | None] = list(pack_micro_batches(samples, cfg.micro_batch_tokens,
-                                                             sort_by_length=True))
-    if is_distributed:
-        (most,) = all_reduce([len(micros)], "max")
-        micros.extend([None] * (int(most) - len(micros)))
+    micros = micro_schedule(samples, cfg.micro_batch_tokens, is_distributed)
     scale = gradient_scale(module)  # the engines average over ranks; n_tokens is global
     loss_sum, seen = 0.0, 0
     for j, micro in enumerate(micros):

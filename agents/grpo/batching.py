@@ -31,8 +31,8 @@ import numpy as np
 from .config import CutTurnMode
 from .rollout import Trajectory
 
-__all__ = ["padding_batch", "TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate",
-           "MicroBatch"]
+__all__ = ["TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate",
+           "MicroBatch", "padding_batch", "micro_schedule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,3 +232,25 @@ def padding_batch(pad_id: int) -> MicroBatch:
         [[True]]
     """
     return collate([TrainSample((pad_id,), (pad_id,), 0.0, ())], pad_id)
+
+
+def micro_schedule(samples: Sequence[TrainSample], token_budget: int, is_distributed: bool
+                   ) -> list[list[int] | None]:
+    """The micro-batches of one optimizer step (:func:`pack_micro_batches`, sorted by length),
+    padded with ``None`` (a :func:`padding_batch` pass) up to the busiest rank's count under
+    data parallel: every rank runs as many forward and backward passes (FSDP gathers
+    parameters in each; DDP reduces in the last).
+
+    Example:
+        >>> s = [TrainSample((1,), (2,), 0.0, ()), TrainSample((1, 2, 3), (4,), 0.0, ())]
+        >>> micro_schedule(s, token_budget=4, is_distributed=False)
+        [[0], [1]]
+    """
+    micros: list[list[int] | None] = list(pack_micro_batches(samples, token_budget,
+                                                             sort_by_length=True))
+    if is_distributed:
+        from ..parallel import all_reduce
+
+        (most,) = all_reduce([len(micros)], "max")
+        micros.extend([None] * (int(most) - len(micros)))
+    return micros

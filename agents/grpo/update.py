@@ -50,7 +50,7 @@ from ..parallel import all_reduce, gradient_scale, gradient_sync
 from ..parallel.engine import scalar
 from ..precision import DType, autocast
 from . import metrics as M
-from .batching import MicroBatch, TrainSample, collate, pack_micro_batches, padding_batch
+from .batching import MicroBatch, TrainSample, collate, micro_schedule, padding_batch
 from .config import GRPOConfig, LossNorm, OptimConfig
 from .loss import ppo_clip_loss, token_logprobs
 
@@ -183,19 +183,6 @@ def sample_weights(samples: Sequence[TrainSample], norm: LossNorm | str,
     return [1.0 / constant] * len(samples), tokens
 
 
-def _micro_schedule(samples: Sequence[TrainSample], budget: int, is_distributed: bool
-                    ) -> list[list[int] | None]:
-    """The micro-batches of one mini-batch (indices into ``samples``), padded with ``None``
-    (a zero-weight pass) up to the busiest rank's count: every rank runs as many forward and
-    backward passes (FSDP gathers parameters in each; DDP reduces in the last)."""
-    micros: list[list[int] | None] = list(pack_micro_batches(samples, budget,
-                                                             sort_by_length=True))
-    if is_distributed:
-        (most,) = all_reduce([len(micros)], "max")
-        micros.extend([None] * (int(most) - len(micros)))
-    return micros
-
-
 def _old_logprobs(run: _Update, samples: Sequence[TrainSample],
                   schedules: Sequence[tuple[Sequence[int], list[list[int] | None]]]
                   ) -> list[Any]:
@@ -323,7 +310,7 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
                   next(model.parameters()).device, _SamplerGap(), stats)
     schedules = []
     for mb in minibatch_indices(samples, steps, keep_empty=True):
-        micros = _micro_schedule([samples[k] for k in mb], optim.micro_batch_tokens,
+        micros = micro_schedule([samples[k] for k in mb], optim.micro_batch_tokens,
                                  is_distributed)
         schedules.append((mb, micros))
     params = [p for p in model.parameters() if p.requires_grad]

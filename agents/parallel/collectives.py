@@ -3,8 +3,8 @@
 Each is the identity in one process, so the same code runs with and without ``torchrun``.
 
 Example:
-    >>> all_reduce([1.0, 2.0]), all_gather_objects(["a"]), broadcast_object({"k": 1})
-    ([1.0, 2.0], ['a'], {'k': 1})
+    >>> all_reduce([1.0, 2.0]), all_gather_objects(["a"])
+    ([1.0, 2.0], ['a'])
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["all_reduce", "all_gather_objects", "broadcast_object", "is_group_active"]
+__all__ = ["all_reduce", "all_gather_objects", "is_group_active"]
 
 
 def is_group_active() -> bool:
@@ -45,14 +45,3 @@ def all_gather_objects(items: list[Any]) -> list[Any]:
     gathered: list[Any] = [None] * dist.get_world_size()
     dist.all_gather_object(gathered, items)
     return [x for part in gathered for x in part]
-
-
-def broadcast_object(value: Any, src: int = 0) -> Any:
-    """Rank ``src``'s ``value`` on every rank."""
-    if not is_group_active():
-        return value
-    import torch.distributed as dist
-
-    box = [value]
-    dist.broadcast_object_list(box, src=src)
-    return box[0]

@@ -38,7 +38,7 @@ from .config import ParallelStrategy
 from .process_group import DistInfo, local_rank
 
 __all__ = ["wrap_for_training", "gradient_sync", "gradient_scale", "full_state_dict",
-           "unwrap", "is_sharded", "scalar", "saving_state", "restore_optimizer"]
+           "is_sharded", "scalar", "saving_state", "restore_optimizer"]
 
 
 def _ddp_class(lm: Any) -> type:
@@ -99,13 +99,6 @@ def wrap_for_training(model: Any, strategy: ParallelStrategy | str, world: DistI
     on_gpu = device.startswith("cuda")
     return _ddp_class(lm)(lm, device_ids=[local_rank()] if on_gpu else None,
                           broadcast_buffers=False)
-
-
-def unwrap(module: Any) -> Any:
-    """The module inside a DDP wrapper (anything else as it is)."""
-    from torch.nn.parallel import DistributedDataParallel
-
-    return module.module if isinstance(module, DistributedDataParallel) else module
 
 
 def is_sharded(module: Any) -> bool:

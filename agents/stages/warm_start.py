@@ -130,10 +130,9 @@ def _save_model(model: Any, tokenizer: Any, path: Path, world: DistInfo) -> None
     """Rank 0 writes ``model`` to ``path`` (a sharded model's full tensors gathered first, on
     every rank)."""
     from ..lora import causal_lm
-    from ..parallel import full_state_dict
-    from ..parallel.engine import is_sharded
+    from ..parallel.engine import saving_state
 
-    state = full_state_dict(model.state_dict()) if is_sharded(causal_lm(model)) else None
+    state, _ = saving_state(causal_lm(model))  # every rank, when sharded (None otherwise)
     if world.is_main:
         model.save_pretrained(path, safe_serialization=True, **({} if state is None
                                                                 else {"state_dict": state}))
