@@ -21,6 +21,8 @@ log-probabilities, the same loss and gradient.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -30,15 +32,16 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("pytest_benchmark")
 
-from torch.multiprocessing.reductions import StorageWeakRef  # noqa: E402
-from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
-from torch.utils._pytree import tree_flatten  # noqa: E402
+# the old code (before issue 34) and the memory counter, as the unit tests keep them
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "agents"))
+from test_hf_sampler import _reference_generate_batch  # noqa: E402
+from test_loss_and_batching import _reference_token_logprobs  # noqa: E402
+from test_memory_large_vocab import LiveTensorBytes  # noqa: E402
 
 from agents.grpo.batching import TrainSample, collate  # noqa: E402
-from agents.grpo.loss import _takes_logits_to_keep, ppo_clip_loss, token_logprobs  # noqa: E402
-from agents.lora import causal_lm  # noqa: E402
-from agents.policies.hf_policy import HFBackend, sampling_generation_config  # noqa: E402
-from agents.policies.sampling import Generation, SamplingConfig, trim_at_eos  # noqa: E402
+from agents.grpo.loss import ppo_clip_loss, token_logprobs  # noqa: E402
+from agents.policies.hf_policy import HFBackend  # noqa: E402
+from agents.policies.sampling import Generation, SamplingConfig  # noqa: E402
 
 VOCAB = 151_936
 """Qwen2.5's vocabulary."""
@@ -46,33 +49,6 @@ PROMPTS, NEW_TOKENS, T = 8, 128, 0.7
 SAMPLES, PROMPT_TOKENS, COMPLETION_TOKENS = 4, 128, 512
 MB = 1e6
 _RESULTS: dict[tuple[str, str], Any] = {}
-
-
-class LiveTensorBytes(TorchDispatchMode):
-    """Bytes of the tensor storages created under this mode and still alive; their peak."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._live: dict[int, tuple[Any, int]] = {}
-        self.current = self.peak = self.largest = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        inputs = {t.untyped_storage()._cdata for t in tree_flatten((args, kwargs))[0]
-                  if isinstance(t, torch.Tensor)}
-        for key in [k for k, (ref, _) in self._live.items() if ref.expired()]:
-            self.current -= self._live.pop(key)[1]
-        for t in tree_flatten(out)[0]:
-            if not isinstance(t, torch.Tensor):
-                continue
-            storage = t.untyped_storage()
-            if storage._cdata in inputs or storage._cdata in self._live:
-                continue
-            self._live[storage._cdata] = (StorageWeakRef(storage), storage.nbytes())
-            self.current += storage.nbytes()
-            self.largest = max(self.largest, storage.nbytes())
-        self.peak = max(self.peak, self.current)
-        return out
 
 
 @pytest.fixture(scope="module")
@@ -98,37 +74,6 @@ def _measure(benchmark: Any, fn: Any, key: tuple[str, str]) -> Any:
 
 # ---- the sampler --------------------------------------------------------------------------
 
-def _generate_before(backend: HFBackend, prompts: list[list[int]], s: SamplingConfig
-                     ) -> list[Generation]:
-    """``HFBackend._generate_batch`` before issue 34: output_scores, stacked, log_softmax."""
-    width = max(len(p) for p in prompts)
-    input_ids = torch.full((len(prompts), width), backend.pad_id, dtype=torch.long)
-    attention = torch.zeros((len(prompts), width), dtype=torch.long)
-    for row, p in enumerate(prompts):
-        input_ids[row, width - len(p):] = torch.tensor(list(p), dtype=torch.long)
-        attention[row, width - len(p):] = 1
-    config = sampling_generation_config(s, backend.eos_ids, backend.pad_id)
-    config.output_scores, config.return_dict_in_generate = True, True
-    lm = backend.model
-    own_config, lm.generation_config = lm.generation_config, config
-    lm.eval()
-    try:
-        with torch.no_grad():
-            result = lm.generate(input_ids=input_ids, attention_mask=attention,
-                                 generation_config=config)
-    finally:
-        lm.generation_config = own_config
-    new = result.sequences[:, width:].cpu()
-    scores = torch.stack(result.scores, dim=1).float().cpu()  # (B, T_new, V)
-    logp = torch.log_softmax(scores, dim=-1).gather(-1, new.unsqueeze(-1)).squeeze(-1)
-    gens = []
-    for row, p in enumerate(prompts):
-        ids, stopped = trim_at_eos(new[row].tolist(), backend.eos_ids)
-        gens.append(Generation(tuple(p), ids, tuple(float(x) for x in logp[row, :len(ids)]),
-                               "stop" if stopped else "length", ""))
-    return gens
-
-
 @pytest.mark.parametrize("code", ["before", "after"])
 def test_sampler_memory(benchmark, model, code):
     benchmark.group = "memory-sampler"
@@ -141,7 +86,7 @@ def test_sampler_memory(benchmark, model, code):
     def run() -> list[Generation]:
         torch.manual_seed(0)
         if code == "before":
-            return _generate_before(backend, prompts, s)
+            return _reference_generate_batch(backend, prompts, s)
         return backend.generate([[]] * PROMPTS, prompts, seed=0)
 
     gens = _measure(benchmark, run, ("sampler", code))
@@ -155,35 +100,6 @@ def test_sampler_memory(benchmark, model, code):
 
 # ---- the loss -----------------------------------------------------------------------------
 
-def _token_logprobs_before(model: Any, batch: Any, temperature: float,
-                           with_entropy: bool = False) -> tuple[Any, Any]:
-    """``token_logprobs`` before issue 34: the (N, V) float32 copy, log_softmax, exp."""
-    lm = causal_lm(model)
-    mask, input_ids = batch.loss_mask, batch.input_ids
-    width = input_ids.shape[1]
-    rows = mask.any(dim=0).nonzero()
-    first = int(rows[0]) if len(rows) else width - 1
-    kwargs = {}
-    if _takes_logits_to_keep(type(lm)):
-        kwargs["logits_to_keep"] = width - first
-    else:
-        first = 0
-    out = lm(input_ids=input_ids, attention_mask=batch.attention_mask, use_cache=False, **kwargs)
-    kept = out.logits[:, :width - 1 - first] if first < width - 1 else out.logits[:, :0]
-    logits = kept[mask[:, first:]].float()
-    if temperature > 0:
-        logits = logits / temperature
-    logsm = torch.log_softmax(logits, dim=-1)
-    picked = logsm.gather(-1, batch.targets[mask].unsqueeze(-1)).squeeze(-1)
-    logp = torch.zeros(mask.shape, dtype=picked.dtype).masked_scatter(mask, picked)
-    entropy = None
-    if with_entropy:
-        with torch.no_grad():
-            ent = -(logsm.exp() * logsm).sum(-1)
-            entropy = torch.zeros(mask.shape, dtype=ent.dtype).masked_scatter(mask, ent)
-    return logp, entropy
-
-
 @pytest.mark.parametrize("code", ["before", "after"])
 def test_loss_memory(benchmark, model, code):
     benchmark.group = "memory-loss"
@@ -194,7 +110,7 @@ def test_loss_memory(benchmark, model, code):
                            float(k % 2) - 0.5, ()) for k in range(SAMPLES)]
     batch = collate(samples, pad_id=0)
     advantages = torch.tensor([s.advantage for s in samples])
-    logprobs = _token_logprobs_before if code == "before" else token_logprobs
+    logprobs = _reference_token_logprobs if code == "before" else token_logprobs
     n_tokens = int(batch.loss_mask.sum())
 
     def run() -> tuple[float, float, Any]:
