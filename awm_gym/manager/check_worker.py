@@ -33,7 +33,9 @@ def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
 
     requests, replies = open_worker_streams(request_fd, reply_fd)
     path, names, config = receive_message(requests)
-    world_set = get_world_set(path)
+    # the caller resolved its cache (iter_check): this scrubbed process's default would be its
+    # empty scratch directory, where the world set would be indexed again
+    world_set = get_world_set(path, cache_dir=config.cache_dir)
     for name in names:  # import-time hangs and exits, while this process may start the probe
         try:
             probe_world_of_set(world_set, name, config)
