@@ -31,18 +31,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from awm_gym.errors import EnvUsageError
 from awm_gym.scoring.judge import JudgeConfig
 from awm_gym.scoring.rewards import RewardConfig
 from awm_gym.scoring.rubrics import Rubric
 from awm_gym.scoring.scorer import ScoringConfig
-from awm_gym.errors import EnvUsageError
 from awm_gym.vocab import SCORING_MODES, VerifierMode
 from awm_gym.worlds.clock import parse_instant
 
 __all__ = ["EnvConfig", "EpisodeConfig", "ShardingConfig", "Isolation", "Backend",
            "UnknownToolMode", "Workers", "coerce_workers", "env_config_from"]
 
-Isolation = Literal["auto", "process", "none"]
+Isolation = Literal["auto", "process", "world", "none"]
 """Where world code runs (see :attr:`EnvConfig.isolation`)."""
 Backend = Literal["local", "ray"]
 """Where shards run (see :attr:`EnvConfig.backend`)."""
@@ -165,7 +165,7 @@ so set num_workers >= 1 (e.g. one per node or core).
         """Whether world code of the set at ``world_set_root`` runs in contained workers."""
         if self.isolation == "auto":
             return os.path.realpath(world_set_root) != os.path.realpath(builtin_root)
-        return self.isolation == "process"
+        return self.isolation in ("process", "world")
 
 
 @dataclass(frozen=True)
@@ -203,8 +203,11 @@ class EnvConfig:
     connected cluster, else a new local one."""
     isolation: Isolation = "auto"
     """Where world code runs: 'process' (tool handlers in contained worker processes: see
-    docs/runtime.md, 'Untrusted code'), 'none' (in the caller's process, the fast path for
-    code you trust), or 'auto' ('none' for the built-in worlds, 'process' for world sets
+    docs/runtime.md, 'Untrusted code'; the worlds of a multi-world env share them), 'world'
+    (contained too, and each world in worker processes of its own, so no world can reach
+    another world's databases: ``num_workers`` is then per world, "auto" one each; costs one
+    worker and one verifier process per world), 'none' (in the caller's process, the fast path
+    for code you trust), or 'auto' ('none' for the built-in worlds, 'process' for world sets
     loaded from disk)."""
     worker_memory_mb: int | None = 4096
     """Address-space limit of each contained worker process (None: no limit)."""
@@ -256,8 +259,8 @@ class EnvConfig:
     then one of its tasks uniformly. None: uniformly over the tasks of all worlds. Stored as a
     sorted tuple of ``(name, weight)`` pairs."""
     rubric: Rubric | None = None
-    """A reward composition (``awm_gym.scoring.rubrics``) replacing the default label -> reward mapping
-    for final answers; it may combine the code verifier, the judge and format checks."""
+    """A reward composition (``awm_gym.scoring.rubrics``) replacing the default label -> reward
+    mapping for final answers; it may combine the code verifier, the judge and format checks."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verifier_mode", VerifierMode.coerce(self.verifier_mode))
@@ -285,8 +288,8 @@ class EnvConfig:
                              f"got {type(self.judge).__name__}.")
         if self.rubric is not None:
             if not isinstance(self.rubric, Rubric):
-                raise ValueError(f"EnvConfig.rubric: expected an awm_gym.scoring.rubrics.Rubric, got "
-                                 f"{type(self.rubric).__name__}.")
+                raise ValueError(f"EnvConfig.rubric: expected an awm_gym.scoring.rubrics.Rubric, "
+                                 f"got {type(self.rubric).__name__}.")
             if "judge" in self.rubric.requires and self.judge is None:
                 raise ValueError("EnvConfig.rubric uses the LLM judge but EnvConfig.judge is None;"
                                  " pass judge=JudgeConfig(base_url=..., model=...).")

@@ -1,38 +1,35 @@
 """Shards as Ray actors: ``backend="ray"`` places each of the ``num_workers`` shards in a cluster.
 
-Each shard is one Ray actor holding a :class:`~awm_gym.envs.shard_worker.ShardWorker`, the same
-object a local worker process runs, so observations, rewards and infos are those of the
-in-process runtime for the same seeds and actions. :class:`~awm_gym.envs.shards.ShardedRuntime`
-drives the actors exactly as it drives local processes: a step sends every shard its part of the
-batch at once (one actor call per shard) and then collects the replies.
+Each shard is one Ray actor that starts, on its node, the same contained worker process a local
+shard runs (:class:`~awm_gym.envs.shards._Shard`: ``python -I`` on
+:mod:`awm_gym.envs.shard_worker`, the scrubbed environment, Landlock, seccomp without the
+network, ``RLIMIT_AS``, JSON replies) and relays frames to and from it: the actor's own process,
+which holds Ray's module and its sockets to the raylet, runs none of the world's code, so world
+code cannot submit Ray tasks or reach the cluster (docs/runtime.md, "Ray"). Observations,
+rewards and infos are those of the in-process runtime for the same seeds and actions.
+:class:`~awm_gym.envs.shards.ShardedRuntime` drives the actors exactly as it drives local
+processes: a step sends every shard its part of the batch at once (one actor call per shard)
+and then collects the replies.
 
-What differs from local workers (docs/runtime.md, "Ray"):
-
-- An actor reports no per-instance progress (one call per batch, nothing streamed back), so an
-  actor that dies or hangs names no culprit. It is killed and a new one started; the instances
-  it was stepping end truncated with ``info["worker_error"]``, its other live instances get the
-  same outcome when next stepped, and each needs a fresh reset. Other shards go on.
-- A hang is noticed when the whole batch passes its budget (``tool_timeout_s + 5`` s per action,
-  plus one ``import_timeout_s`` for a world whose code first runs in it, plus the verification
-  margin), not per action.
-- Containment inside an actor keeps what Ray needs: new TCP sockets stay allowed (Ray's gRPC),
-  Ray's directory on the node stays writable, and there is no address-space limit (the object
-  store is mapped into the process). Environment scrubbing, Landlock and the seccomp process
-  filter apply as in a local worker.
-- Replies are :mod:`awm_gym.envs.wire` frames the caller checks, so a world cannot make the
-  caller unpickle its objects through a reply. Ray's own transport is still pickle, and world
-  code shares the actor's process: code that rewrites Ray's serializer there reaches the
-  caller's Ray client. Use local workers for world sets you do not trust.
+The actor reads its worker's progress frames and keeps the same per-action deadlines as the
+caller of a local worker (``tool_timeout_s + 5`` s per action): a worker that dies or hangs is
+killed by the actor, which answers with the reason and the batch position that was running, so
+the culprit is named and the shard's other episodes are rebuilt by replay, as with local
+workers. Only an actor that itself dies (its process killed, its node lost) names no culprit:
+the instances it was stepping end truncated with ``info["worker_error"]``, its other live
+instances get the same outcome when next stepped. Replies are :mod:`awm_gym.envs.wire` frames
+the caller checks; the actor forwards the answer's frame undecoded.
 
 Example:
     >>> import gymnasium as gym, awm_gym, ray  # doctest: +SKIP
-    >>> ray.init(address="auto")  # or leave it to make_vec: ray_address="head:6379"  # doctest: +SKIP
+    >>> ray.init(address="auto")  # or make_vec(..., ray_address="head:6379")  # doctest: +SKIP
     >>> envs = gym.make_vec("AWM/mix-v0", num_envs=1024, num_workers=8,  # doctest: +SKIP
     ...                     backend="ray")
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -45,10 +42,10 @@ try:
 except ImportError:  # the optional extra; EnvConfig(backend="ray") says how to install it
     ray = None
 
-from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.shard_worker import ShardWorker
+from awm_gym.envs.shards import _Progress, _Shard, decode_final_frame
 from awm_gym.errors import EnvUsageError
+from awm_gym.worlds.template_db import default_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -63,13 +60,6 @@ def connect(address: str | None) -> None:
     if not ray.is_initialized():
         logger.info("joining the Ray cluster at %s", address or "a new local cluster")
         ray.init(address=address)
-
-
-def _ray_write_paths() -> tuple[str, ...]:
-    """Ray's temporary directory on this node (session logs, sockets, spill files)."""
-    node = getattr(ray._private.worker.global_worker, "node", None)  # no public API names it
-    temp = node.get_temp_dir_path() if node is not None else "/tmp/ray"
-    return (os.path.realpath(temp),)
 
 
 def check_capacity(num_actors: int) -> None:
@@ -90,29 +80,66 @@ def check_capacity(num_actors: int) -> None:
             "for a local cluster).")
 
 
+_Fault = tuple[str, int | None]
+"""The actor's answer when its worker died or hung: ``("died" | "timed out", the batch
+position that was running, or None)``."""
+
+_DEADLINE_S = 600.0
+"""The actor's limit for a request other than a step or a tool call (an init included); the
+caller's own deadline is usually shorter and ends the actor first."""
+
+
 class _ShardActor:
-    """The actor body: one :class:`ShardWorker`; Ray runs its calls one at a time on the
-    process's main thread (tool timeouts rely on ``SIGALRM``)."""
+    """The actor body: one local worker process (:class:`~awm_gym.envs.shards._Shard`) on this
+    node, started by the ``init`` request, and the frames relayed to and from it. Nothing of a
+    world is imported or run in this process."""
 
     def __init__(self) -> None:
-        self.worker = ShardWorker(ray_paths=_ray_write_paths())
+        self.shard: _Shard | None = None
+        self.config: EnvConfig | None = None
 
-    def handle(self, message: tuple[Any, ...]) -> bytes:
-        """The reply as a :mod:`awm_gym.envs.wire` frame (checked by the caller, not a pickle
-        of world code's objects)."""
-        status, payload = self.worker.handle(message)
+    def handle(self, message: tuple[Any, ...]) -> bytes | _Fault:
+        """The worker's answer frame (undecoded: the caller checks it), or a :data:`_Fault`."""
+        kind = message[0]
+        if kind == "init":
+            self._stop_worker()
+            # the template cache of this node: a contained worker's $HOME is its scratch
+            config = message[3]
+            if config.cache_dir is None:
+                config = dataclasses.replace(config, cache_dir=str(default_cache_dir()))
+            self.config = config
+            spec = (message[1], message[2], config, *message[4:-1])
+            self.shard = _Shard(spec, range(message[-1]))  # starts it and sends the init
+        elif self.shard is None:
+            return ("died", None)  # its worker was lost; the caller starts a new actor
+        else:
+            self.shard.request(message)
+        progress = _Progress(self.config)
+        timed = kind in ("step", "call_tool")
+        deadline = progress.deadline_for(0) if timed else time.monotonic() + _DEADLINE_S
         try:
-            return wire.encode_reply(message[0], status, payload)
-        except (TypeError, ValueError, RecursionError) as e:
-            return wire.encode_reply(message[0], "error", EnvUsageError(
-                f"the actor's reply to {message[0]!r} cannot be sent ({e})"))
+            return self.shard.reply_frame(deadline, progress if timed else None)
+        except (EOFError, TimeoutError, OSError) as e:
+            self._stop_worker()
+            return ("timed out" if isinstance(e, TimeoutError) else "died", progress.running)
+
+    def _stop_worker(self) -> None:
+        if self.shard is not None:
+            self.shard.kill()
+            self.shard = None
 
     def pid(self) -> int:
         """This actor's process id (tests kill it to check recovery)."""
         return os.getpid()
 
+    def worker_pid(self) -> int | None:
+        """The process id of the worker this actor relays to (None: none runs)."""
+        return self.shard.worker.proc.pid if self.shard is not None else None
+
     def close(self) -> None:
-        self.worker.close()
+        if self.shard is not None:
+            self.shard.close()
+            self.shard = None
 
 
 @functools.cache
@@ -130,7 +157,7 @@ class RayShard:
         indices: the global instance indices this shard owns.
     """
 
-    names_culprit = False
+    names_culprit = True  # the actor names the position its worker was running when it failed
 
     def __init__(self, spec: tuple[Any, ...], indices: range) -> None:
         self.spec, self.indices = spec, indices
@@ -166,14 +193,16 @@ class RayShard:
         self._budget_s = self._batch_budget_s(message)
 
     def _batch_budget_s(self, message: tuple[Any, ...]) -> float:
-        """How long a step batch may take: no progress comes back to reset a per-action
-        deadline, so every action gets its own allowance."""
-        if message[0] != "step":
+        """How long a step batch or tool call may take as a whole: the actor keeps the
+        per-action deadlines itself (its worker's progress does not reach this process), so
+        this only ends an actor that stopped answering."""
+        if message[0] not in ("step", "call_tool"):
             return 0.0
+        actions = len(message[1]) if message[0] == "step" else 1
         config = self.config
         judge_s = config.judge.timeout_s if config.judge is not None else 0.0
         # a world's code runs before its first tool call (lazy preparation): one import budget
-        return (len(message[1]) * (config.tool_timeout_s + 5.0) + config.import_timeout_s
+        return (actions * (config.tool_timeout_s + 5.0) + config.import_timeout_s
                 + 2 * config.verifier_timeout_s + judge_s + 10.0)
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
@@ -185,16 +214,15 @@ class RayShard:
             raise TimeoutError(f"{self!r}: no reply within {timeout_s:.0f} s") from e
         except ray.exceptions.RayActorError as e:
             raise EOFError(f"{self!r}: the actor died ({type(e).__name__})") from e
-        if not isinstance(frame, bytes) or len(frame) < wire.HEADER.size:
-            raise wire.ProtocolError(f"{self!r}: the reply is not a frame")
-        json_size, blob_size = wire.HEADER.unpack(frame[:wire.HEADER.size])
-        if json_size > wire.MAX_JSON_BYTES or wire.HEADER.size + json_size + blob_size != len(frame):
-            raise wire.ProtocolError(f"{self!r}: the reply frame's sizes do not add up")
-        status, payload = wire.decode_reply(self._kind, frame[wire.HEADER.size:], json_size,
-                                            blob_size)
-        if status == "error":
-            raise payload
-        return payload
+        if isinstance(frame, tuple):  # the actor's worker died or hung, at this position
+            reason, running = frame
+            if running is not None and on_progress is not None:
+                on_progress(running)
+            error = TimeoutError if reason == "timed out" else EOFError
+            raise error(f"{self!r}: the worker process {reason}")
+        if not isinstance(frame, bytes):
+            raise EOFError(f"{self!r}: the actor's reply is not a frame")
+        return decode_final_frame(self._kind, frame)
 
     def call(self, message: tuple[Any, ...], timeout_s: float = 120.0) -> Any:
         self.request(message)
@@ -203,6 +231,10 @@ class RayShard:
     def pid(self) -> int:
         """The actor's process id."""
         return ray.get(self.actor.pid.remote(), timeout=60)
+
+    def worker_pid(self) -> int | None:
+        """The process id of the worker the actor relays to (None: none runs now)."""
+        return ray.get(self.actor.worker_pid.remote(), timeout=60)
 
     def close(self) -> None:
         if self.actor is None:

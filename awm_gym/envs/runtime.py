@@ -3,16 +3,14 @@
 An instance is ``(world, task, in-memory SQLite connection, step count)``. Every instance of a
 world shares that world's executed code (:class:`~awm_gym.tools.host.ToolHost`, loaded once per
 process) and owns its database; reset is ``Connection.deserialize(template)``. Final answers are
-verified in a persistent :class:`~awm_gym.scoring.verifier_pool.VerifierPool`, all finished instances of a step
-in one batch. The Gymnasium classes in :mod:`awm_gym.envs.env` and :mod:`awm_gym.envs.vector_env` are thin
-shells around this.
+verified in a persistent :class:`~awm_gym.scoring.verifier_pool.VerifierPool`, all finished
+instances of a step in one batch. The Gymnasium classes in :mod:`awm_gym.envs.env` and
+:mod:`awm_gym.envs.vector_env` are thin shells around this.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
-import random
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.prepared import prepare_worlds
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.selection import tasks_of
+from awm_gym.envs.task_choice import TaskChooser
 from awm_gym.errors import EnvUsageError, UnknownWorldError
 from awm_gym.scoring.rewards import StepEnd, step_reward
 from awm_gym.scoring.scorer import FinishedEpisode, Scorer
@@ -115,11 +114,9 @@ class WorldRuntime:
             raise EnvUsageError(f"No task to run: the selected subset gives worlds "
                                 f"{list(self.worlds)} no task index; pick another subset or "
                                 "other worlds.")
-        self._tasks = list(self.tasks)
-        self._world_tasks: dict[str, list[tuple[str, int]]] = {w: [] for w in self.worlds}
-        for w, t in self._tasks:
-            self._world_tasks[w].append((w, t))
-        self._weights = self._world_weights()
+        self._chooser = TaskChooser(lambda w: world_set.entry(w).tasks, self.tasks,
+                                    config.world_weights, lambda w: world_set.entry(w).name,
+                                    self.worlds)
         self._instances = [_Instance() for _ in range(num_instances)]
         self._tool_sessions: dict[int, tuple[str, DatabaseSlot]] = {}  # key -> (world, slot)
         self._tool_names: dict[str, frozenset[str]] = {}
@@ -205,45 +202,9 @@ class WorldRuntime:
     # -- reset ------------------------------------------------------------------------------
     def choose_task(self, seed: int | None, world: str | None, task_idx: int | None
                     ) -> tuple[str, int]:
-        """The (world, task) a seed picks; ``world``/``task_idx`` pin either."""
-        rng = random.Random(seed) if seed is not None else random.Random()
-        if world is not None:
-            world = self.world_set.entry(world).name
-            if world not in self._prepared:
-                raise UnknownWorldError(f"World {world!r} is not one of this env's worlds "
-                                        f"({', '.join(self.worlds)}).")
-        elif self._weights is not None:  # the world by its weight, then a task within it
-            world = rng.choices(self._weights[0], cum_weights=self._weights[1])[0]
-        candidates = self._tasks if world is None else self._world_tasks[world]
-        if task_idx is not None:
-            pinned = [(w, t) for w, t in candidates if t == task_idx]
-            if not pinned:
-                raise EnvUsageError(self._not_a_task(task_idx, world))
-            candidates = pinned
-        return candidates[rng.randrange(len(candidates))]
-
-    def _not_a_task(self, task_idx: int, world: str | None) -> str:
-        names = [world] if world is not None else list(self.worlds)
-        if all(0 <= task_idx < len(self.world_set.entry(w).tasks) for w in names):
-            allowed = {w: [t for v, t in self._tasks if v == w] for w in names}
-            return (f"options['task_idx']={task_idx}: not one of this env's tasks of "
-                    f"{world or self.worlds} (its split subset and exclusions allow {allowed}); "
-                    "pin one of those, or make the env without the subset or exclude=.")
-        return (f"options['task_idx']={task_idx}: out of range for {world or self.worlds}; "
-                "tasks are numbered from 0.")
-
-    def _world_weights(self) -> tuple[list[str], list[float]] | None:
-        """``config.world_weights`` over this env's worlds, as (worlds, cumulative weights)."""
-        if self.config.world_weights is None:
-            return None
-        given = {self.world_set.entry(name).name: weight
-                 for name, weight in self.config.world_weights}
-        worlds = [w for w in self.worlds if given.get(w, 0.0) > 0 and self._world_tasks[w]]
-        if not worlds:
-            raise EnvUsageError(f"EnvConfig.world_weights gives no positive weight to any world "
-                                f"this env runs ({len(self.worlds)} worlds, e.g. "
-                                f"{', '.join(self.worlds[:3])}); name at least one of them.")
-        return worlds, list(itertools.accumulate(given[w] for w in worlds))
+        """The (world, task) a seed picks; ``world``/``task_idx`` pin either
+        (:class:`~awm_gym.envs.task_choice.TaskChooser`)."""
+        return self._chooser.choose(seed, world, task_idx)
 
     def reset(self, indices: Sequence[int], seeds: Sequence[int | None],
               task_idx: Sequence[int | None], worlds: Sequence[str | None]
@@ -262,7 +223,8 @@ class WorldRuntime:
                 inst.slot_world = world
             else:
                 prepared.reset_slot(inst.slot)  # initial state, clock back at the base time
-            inst.world, inst.task_idx, inst.seed, inst.steps, inst.done = world, task, seed, 0, False
+            inst.world, inst.task_idx, inst.seed = world, task, seed
+            inst.steps, inst.done = 0, False
             inst.turns = []
             info = {K.WORLD: world, K.TASK_IDX: task, K.SEED: -1 if seed is None else seed}
             out.append((self.world_set.entry(world).tasks[task], info))

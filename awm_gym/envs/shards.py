@@ -3,10 +3,11 @@
 ``num_workers=k`` splits the instances into k contiguous shards; each shard lives in its own
 Python process (started with ``python -I`` on :mod:`awm_gym.envs.shard_worker`, so the caller's
 ``__main__``, working directory and ``PYTHONPATH`` are never on its import path; replies come
-back as checked JSON frames, never pickles: :mod:`awm_gym.envs.wire`) that loads its worlds once and runs a
-:class:`~awm_gym.envs.runtime.WorldRuntime`. A step sends every shard its part at once and
-collects the replies, so shards run in parallel. A *contained* shard (``isolation="process"``)
-also applies :mod:`awm_gym.containment` before it executes any world code.
+back as checked JSON frames, never pickles: :mod:`awm_gym.envs.wire`) that loads its worlds
+once and runs a :class:`~awm_gym.envs.runtime.WorldRuntime`. A step sends every shard its part
+at once and collects the replies, so shards run in parallel. A *contained* shard
+(``isolation="process"``) also applies :mod:`awm_gym.containment` before it executes any world
+code.
 
 A worker reports which instance it is about to step, so each instance gets its own deadline
 (``tool_timeout_s`` plus a margin) and a worker that dies (a tool called ``os._exit``, a
@@ -20,10 +21,11 @@ end truncated with ``info["worker_error"]``.
 The worker side is one class, :class:`~awm_gym.envs.shard_worker.ShardWorker`, and the parent
 talks to a shard through the :class:`Shard` protocol, so the same code runs a shard in a local
 process (:class:`_Shard`, over pipes) or in a Ray actor anywhere in a cluster
-(:mod:`awm_gym.envs.ray_shards`, ``backend="ray"``). A shard that cannot name the instance
-running when it died (a Ray actor reports no progress) loses its stepped episodes instead: they
-end truncated with ``info["worker_error"]``, its other live instances get the same outcome when
-next stepped, and each needs a fresh reset.
+(:mod:`awm_gym.envs.ray_shards`, ``backend="ray"``: the actor starts the same worker process
+on its node and relays its frames). When no instance can be named (a Ray actor itself died),
+the shard's stepped episodes are lost instead: they end truncated with
+``info["worker_error"]``, its other live instances get the same outcome when next stepped, and
+each needs a fresh reset.
 
 Besides episodes, a shard holds *tool sessions* (:meth:`ShardedRuntime.call_tool`: the server's
 MCP sessions, raw tool calls on a database of their own); their calls are replayed after a
@@ -46,19 +48,19 @@ from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.runtime import LOADING, clip_text
-from awm_gym.envs.shard_worker import send_message
-from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.envs.selection import tasks_of
+from awm_gym.envs.shard_worker import send_message
+from awm_gym.envs.warm_start import CatalogueTexts, warm_worlds
+from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldSkippedWarning
 from awm_gym.scoring.rewards import StepEnd, step_reward
 from awm_gym.vocab import ToolOutcome
-from awm_gym.envs.warm_start import CatalogueTexts, warm_worlds
 from awm_gym.worlds.template_db import default_cache_dir
 from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WORKER_ERROR", "Shard", "ShardFactory", "ShardedRuntime"]
+__all__ = ["WORKER_ERROR", "Shard", "ShardFactory", "ShardedRuntime", "decode_final_frame"]
 
 WORKER_ERROR = "worker_error"
 
@@ -150,32 +152,25 @@ class _Shard:
         """The worker's answer; ``progress`` frames before it reset the deadline to
         ``on_progress(pos)``. A frame that is not what the request asked for is a
         :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the worker counts as dead)."""
-        import select
+        return decode_final_frame(self._kind, self.reply_frame(deadline, on_progress))
 
+    def reply_frame(self, deadline: float,
+                    on_progress: Callable[[int], float] | None = None) -> bytes:
+        """The answer's frame (header and body) as the worker wrote it, after its ``progress``
+        frames (decoded and passed to ``on_progress``): a Ray actor relays it undecoded and the
+        caller checks it (:func:`decode_final_frame`)."""
         replies = self.worker.replies
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("worker reply deadline passed")
-            ready, _, _ = select.select([replies], [], [], remaining)
-            if ready:
-                status, payload = self._read_frame(deadline)
-                if status == "progress":
-                    if on_progress is not None:
-                        deadline = on_progress(payload)
-                    continue
-                if status == "error":
-                    raise payload
-                return payload
-
-    def _read_frame(self, deadline: float) -> tuple[str, Any]:
-        replies = self.worker.replies
-        json_size, blob_size = wire.HEADER.unpack(
-            wire.read_exactly(replies, wire.HEADER.size, deadline))
-        if json_size > wire.MAX_JSON_BYTES:
-            raise wire.ProtocolError(f"a reply of {json_size} bytes is over the limit")
-        return wire.decode_reply(self._kind, wire.read_exactly(
-            replies, json_size + blob_size, deadline), json_size, blob_size)
+            header = wire.read_exactly(replies, wire.HEADER.size, deadline)
+            json_size, blob_size = wire.HEADER.unpack(header)
+            if json_size > wire.MAX_JSON_BYTES:
+                raise wire.ProtocolError(f"a reply of {json_size} bytes is over the limit")
+            body = wire.read_exactly(replies, json_size + blob_size, deadline)
+            if not body.startswith(_PROGRESS):  # the answer: decoded by whoever uses it
+                return header + body
+            _, pos = wire.decode_reply(self._kind, body, json_size, blob_size)
+            if on_progress is not None:
+                deadline = on_progress(pos)
 
     def call(self, message: Any, timeout_s: float = 120.0) -> Any:
         self.request(message)
@@ -189,6 +184,27 @@ class _Shard:
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 pass
         self.kill()
+
+
+_PROGRESS = b'["progress",'
+"""How a progress frame's body starts (:func:`awm_gym.envs.wire.encode_reply`)."""
+
+
+def decode_final_frame(kind: str, frame: bytes) -> Any:
+    """The payload of the answer ``frame`` to a request of ``kind`` (header and body, checked
+    by :func:`awm_gym.envs.wire.decode_reply`); an ``error`` answer is raised, and a frame that
+    is not an answer is a :class:`~awm_gym.envs.wire.ProtocolError`."""
+    if len(frame) < wire.HEADER.size:
+        raise wire.ProtocolError(f"a reply to {kind!r} is not a frame")
+    json_size, blob_size = wire.HEADER.unpack(frame[:wire.HEADER.size])
+    if json_size > wire.MAX_JSON_BYTES or wire.HEADER.size + json_size + blob_size != len(frame):
+        raise wire.ProtocolError(f"a reply to {kind!r}: the frame's sizes do not add up")
+    status, payload = wire.decode_reply(kind, frame[wire.HEADER.size:], json_size, blob_size)
+    if status == "error":
+        raise payload
+    if status != "ok":
+        raise wire.ProtocolError(f"a reply to {kind!r} is a {status!r} frame, not an answer")
+    return payload
 
 
 def _ray_shards(config: EnvConfig, num_shards: int) -> ShardFactory:
@@ -218,6 +234,18 @@ class _Episode:
     turns: list[Any] = field(default_factory=list)  # actions; None marks a turn a crash lost
     done: bool = True
     lost: str = ""  # why its worker lost it (it then waits for a reset)
+
+
+@dataclass
+class _PendingStep:
+    """A step :meth:`ShardedRuntime.start_step` sent: the batch, the outcomes known without a
+    worker (lost episodes), the positions sent, and each shard's part."""
+
+    indices: list[int]
+    actions: list[Any]
+    out: list[Any]
+    sent: list[int]
+    plan: dict[Any, tuple[list[int], list[int], list[list[Any]]]]
 
 
 class _Progress:
@@ -346,6 +374,12 @@ class ShardedRuntime:
         return out
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepOutcome]:
+        return self.finish_step(self.start_step(indices, actions))
+
+    def start_step(self, indices: Sequence[int], actions: Sequence[Any]) -> _PendingStep:
+        """Send every shard its part of a step and return without waiting for the replies
+        (:meth:`finish_step` reads them): a runtime over several of these steps them all at
+        once (:mod:`awm_gym.envs.world_shards`)."""
         out: list[Any] = [None] * len(indices)
         sent = []  # positions of instances whose worker still holds their episode
         for pos, i in enumerate(indices):
@@ -356,7 +390,12 @@ class ShardedRuntime:
         plan = self._scatter([indices[p] for p in sent], [actions[p] for p in sent])
         for shard, (_, local, cols) in plan.items():
             shard.request(("step", local, *cols))
-        for shard, (positions, local, cols) in plan.items():
+        return _PendingStep(list(indices), list(actions), out, sent, plan)
+
+    def finish_step(self, pending: _PendingStep) -> list[StepOutcome]:
+        """The outcomes of a step :meth:`start_step` sent, in its order."""
+        indices, actions, out, sent = pending.indices, pending.actions, pending.out, pending.sent
+        for shard, (positions, local, cols) in pending.plan.items():
             positions = [sent[p] for p in positions]
             progress = _Progress(self.config)
             try:
@@ -377,6 +416,11 @@ class ShardedRuntime:
                 elif WORKER_ERROR not in result.info:
                     episode.turns.append(actions[pos])
         return out
+
+    def forget(self, i: int) -> None:
+        """Instance ``i``'s episode goes on elsewhere (another world's runtime): its state here
+        is not replayed after a restart, nor reported lost."""
+        self._episodes[i] = _Episode()
 
     def _checked(self, results: Any, expected: int, kind: str, shard: Shard) -> list[Any]:
         """A worker's ``step``/``reset`` results as the caller may use them: one per instance

@@ -77,6 +77,12 @@ def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
     ``EnvConfig.isolation``, always runs in workers). ``tasks`` limits the task indices resets
     may use per world (a split's subset; None: every task)."""
     sharding = config.sharding
+    if sharding.isolation == "world":  # each world in workers of its own
+        from awm_gym.envs.world_shards import WorldShardedRuntime
+
+        per_world = 1 if sharding.num_workers in ("auto", 0) else int(sharding.num_workers)
+        return WorldShardedRuntime(world_set, worlds, num_instances, config, tasks=tasks,
+                                   workers_per_world=per_world)
     contained = sharding.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
     workers = shard_count(sharding.num_workers, num_instances, contained=contained)
     if workers:

@@ -3,8 +3,9 @@ the built-in spotify world for 16-1,024 instances, in-process (``num_workers=0``
 shard workers (trusted, ``isolation="none"``), the default (``num_workers="auto"``, which picks
 :func:`awm_gym.envs.vector_env.trusted_workers`), 2 and 4 Ray actors on this machine
 (``backend="ray"``: a local Ray cluster started with 4 logical CPUs, so 4 one-CPU actors fit on
-a 2-core machine, the stand-in for more cores; skipped without the ``ray`` extra) and the
-contained default
+a 2-core machine, the stand-in for more cores; skipped without the ``ray`` extra; since issue 31
+each actor relays to a worker process it starts, contained or not), 2 contained Ray actors and
+the contained default
 (``isolation="process"``: :func:`~awm_gym.envs.vector_env.contained_workers`). Every call is
 checked to have answered ``ok``. docs/benchmarks.md reports the table.
 
@@ -33,6 +34,8 @@ SETUPS = {"in-process": {"isolation": "none", "num_workers": 0},
           "default": {"isolation": "none"},
           "2 Ray actors": {"isolation": "none", "num_workers": 2, "backend": "ray"},
           "4 Ray actors": {"isolation": "none", "num_workers": 4, "backend": "ray"},
+          "2 Ray actors, contained": {"isolation": "process", "num_workers": 2,
+                                      "backend": "ray"},
           "contained default": {"isolation": "process"}}
 
 

@@ -1,5 +1,6 @@
-"""backend="ray": shards as Ray actors on a local cluster give the in-process results, and a
-killed actor costs only its own instances."""
+"""backend="ray": shards as Ray actors on a local cluster give the in-process results, world
+code runs in the contained worker process an actor starts (never in the Ray worker process), and
+a killed actor costs only its own instances."""
 
 from __future__ import annotations
 
@@ -81,8 +82,10 @@ def test_ray_actors_match_in_process(ray_cluster: None, tiny_path: str) -> None:
         got = _run(envs)
         assert envs.runtime.containment is not None
         active = envs.runtime.containment["active"]
-        assert "as=" not in active["rlimits"]  # Ray maps its object store into the actor
-        assert "network" not in active.get("seccomp", "")  # Ray's gRPC needs TCP
+        # the world runs in a worker process of the actor's, contained as a local one
+        assert "as=4096MB" in active["rlimits"]
+        if "seccomp" in active:
+            assert "network" in active["seccomp"]
     finally:
         envs.close()
     assert got == expected
@@ -141,24 +144,60 @@ def test_a_killed_actor_costs_only_its_own_instances(ray_cluster: None, tiny_pat
         envs.close()
 
 
-def test_a_hung_actor_is_replaced_after_its_batch_budget(ray_cluster: None,
-                                                        tmp_path: Any) -> None:
+def test_a_hung_worker_is_named_and_its_neighbours_replayed(ray_cluster: None,
+                                                            tmp_path: Any) -> None:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fixtures"))
     from make_hostile_world import write_hostile_world
 
     root = write_hostile_world(tmp_path)
-    # budget of a 1-action batch: (1 + 5) s + 2 x 1 s verification + 10 s
-    envs = AWMVectorEnv(num_envs=2, world_set=str(root), num_workers=2, backend="ray",
+    # one actor, two instances: the actor keeps the per-action deadline (1 + 5 s) and names
+    # the culprit, as the caller of a local worker does
+    envs = AWMVectorEnv(num_envs=2, world_set=str(root), num_workers=1, backend="ray",
                         tool_timeout_s=1.0, verifier_timeout_s=1.0)
+    add, count = _call("add_note", {"body": "hi"}), _call("count_notes")
     try:
-        envs.reset(seed=0)
-        hang, count = _call("hang"), _call("count_notes")  # hang ignores SIGALRM and spins
+        envs.reset(seed=0, options={"task_idx": 0})
+        obs, *_ = envs.step([count, add])
+        seeded = int(json.loads(obs[0])["result"])
+        hang = _call("hang")  # ignores SIGALRM and spins
         obs, _, _, truncated, info = envs.step([hang, count])
-        assert truncated.tolist() == [True, False]
-        assert info["worker_error"][0] == "timed out" and json.loads(obs[1])["result"].isdigit()
-        envs.reset(seed=0, options={"reset_mask": np.array([True, False])})
-        obs, _, _, truncated, _ = envs.step([count, count])  # the new actor serves instance 0
-        assert json.loads(obs[0])["result"].isdigit() and not truncated.any()
+        assert info["tool_outcome"].tolist() == ["worker_timed_out", "ok"]
+        assert not truncated.any() and info["_worker_error"].tolist() == [True, False]
+        assert obs[0].startswith("Error: the tool call ran past its timeout")
+        assert json.loads(obs[1])["result"] == str(seeded + 1)  # its write replayed once
+        obs, _, _, truncated, _ = envs.step([count, count])  # both go on in the new actor
+        assert [json.loads(o)["result"] for o in obs] == [str(seeded), str(seeded + 1)]
+    finally:
+        envs.close()
+
+
+def test_world_code_cannot_reach_the_ray_cluster(ray_cluster: None, tmp_path: Any) -> None:
+    """A handler takes the Ray module of its process (or connects anew) and submits a task
+    that writes outside its scratch directory: before, the actor ran the world's code and the
+    task ran in another Ray worker with none of our layers; now the world runs in the actor's
+    contained worker process, where Ray is not loaded and no socket reaches the cluster."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fixtures"))
+    from make_cross_world import BENIGN, HOSTILE, write_cross_world
+
+    root = write_cross_world(tmp_path / "worlds")
+    marker = tmp_path / "escaped-through-ray"
+    # one actor (the cluster's other CPU is free for the task the attack submits)
+    envs = AWMVectorEnv(num_envs=2, world_set=str(root), num_workers=1, backend="ray",
+                        tool_timeout_s=30.0)
+    try:
+        envs.reset(seed=0, options={"world": [HOSTILE, BENIGN]})
+        add = _call("add_row", {"body": "hello"})
+        obs, reward, terminated, truncated, info = envs.step(
+            [_call("submit_ray_task", {"marker": str(marker)}), add])
+        assert not marker.exists(), obs[0]
+        assert obs[0].startswith("Error: ") and "ran:" not in obs[0]
+        # Ray is not loaded there: importing it and connecting anew fails (Landlock, seccomp),
+        # as a 500 or, where loading Ray ends the worker, a restarted worker
+        assert info["tool_outcome"][0] in ("crash", "worker_died")
+        assert not truncated[0] and reward[0] == 0.0
+        assert json.loads(obs[1])["result"] == "2 rows"  # the neighbour steps on
+        obs, reward, terminated, _, info = envs.step([None, "I added it."])
+        assert terminated[1] and reward[1] == 1.0 and info["verifier_label"][1] == "complete"
     finally:
         envs.close()
 

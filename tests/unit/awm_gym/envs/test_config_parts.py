@@ -42,7 +42,7 @@ def test_the_parts_follow_replace_and_pickling() -> None:
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"isolation": "docker"}, "EnvConfig.isolation='docker': choose one of 'auto', 'process', "
-                              "'none'."),
+                              "'world', 'none'."),
     ({"unknown_tool": "ignore"}, "EnvConfig.unknown_tool='ignore': choose one of 'observe', "
                                  "'format_error'."),
     ({"backend": "slurm"}, "EnvConfig.backend='slurm': choose one of 'local', 'ray'."),
