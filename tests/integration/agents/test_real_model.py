@@ -42,11 +42,20 @@ def test_the_job_reports_every_stage_on_every_subset(model_dir, tmp_path):
                  "--sft.max-examples-per-episode", "1", "--sft.lr", "1e-2"]) == 0
     report = json.loads((out / "real_model.json").read_text())
     split = report["split"]["sizes"]
-    expected = {"train": 8, "val_tasks": 2, "val_worlds": split["val_world_tasks"]}
+    # the train subset: spotify's 8 train tasks cut to those whose oracle episode succeeds
+    # within 4 turns (here within the 2-turn limit); the held-out subsets stay whole
+    turns = report["oracle_turns"]
+    assert len(turns) == 8 and split["train_tasks"] == sum(0 < n <= 2 for n in turns.values())
+    assert 1 <= split["train_tasks"] < 8
+    assert report["split"]["train"] == {"spotify": sorted(
+        int(k.split("/")[1]) for k, n in turns.items() if 0 < n <= 2)}
+    expected = {"train": split["train_tasks"], "val_tasks": 2,
+                "val_worlds": split["val_world_tasks"]}
     rows = report["rows"]
+    sampled = real_model_config([]).eval.val_episodes_per_task
     assert [r["stage"] for r in rows] == [s for s in STAGES for _ in range(5)]
     for row in rows:
-        per_task = 1 if row["mode"] == "greedy" else 2  # --eval.val-episodes-per-task 2
+        per_task = 1 if row["mode"] == "greedy" else sampled
         assert row["tasks"] == expected[row["subset"]]
         assert row["episodes"] == per_task * row["tasks"]
         lo, hi = row["wilson"]
@@ -59,8 +68,11 @@ def test_the_job_reports_every_stage_on_every_subset(model_dir, tmp_path):
     sft = load_file(out / "adapter_sft" / "adapter_model.safetensors")
     assert any(float(t.abs().max()) > 0 for n, t in sft.items() if "lora_B" in n)
     assert (out / "adapter_final" / "adapter_model.safetensors").exists()
+    assert [g["groups"] for g in report["grpo_groups"]] == [1]  # one step of one group
+    assert 0 <= report["grpo_groups"][0]["mixed"] <= 1
     table = (out / "real_model.md").read_text()
-    assert table.count("| sft+grpo |") == 5 and "phases: load" in table
+    assert table.count("| sft+grpo |") == 5 and "phases: select" in table
+    assert "GRPO groups with mixed outcomes:" in table
 
 
 def test_options_given_replace_the_jobs_defaults():
