@@ -12,6 +12,10 @@ layer             what it stops
 rlimits           ``RLIMIT_AS`` (memory: an allocation past it is a ``MemoryError``),
                   ``RLIMIT_CPU`` (optional), ``RLIMIT_FSIZE`` (a file past the scratch quota:
                   ``EFBIG``), ``RLIMIT_CORE`` 0
+scratch_fs        (``scratch_fs_mb``) the process enters a user and mount namespace of its own
+                  (and a network namespace, when it blocks the network) and its scratch
+                  directory becomes a tmpfs of that size: a write past it fails with ``ENOSPC``
+                  while it happens
 environment       every variable except a short allow-list is removed (API keys, tokens,
                   cloud credentials), and the start-up block ``/proc/self/environ`` shows is
                   wiped; ``HOME``/``TMPDIR`` point at the scratch directory. Workers are also
@@ -19,11 +23,14 @@ environment       every variable except a short allow-list is removed (API keys,
 Landlock          reads only below the Python installation, the awm_gym package, system
                   libraries and the paths the caller allows (never its working directory or
                   ``$HOME``); writes only below the scratch directory and allowed paths; from
-                  ABI 6 on, no signals to any process outside the worker's domain
+                  ABI 6 on, no signals to any process and no connection to any abstract unix
+                  socket outside the worker's domain
 seccomp           ``execve`` (no ``subprocess``/``os.system``), ``fork``/``vfork``/``clone``
-                  without ``CLONE_THREAD``, non-local sockets (``AF_INET``/``AF_INET6``/
-                  ``AF_PACKET``) and ``pidfd_send_signal`` fail with ``EPERM``; without
-                  Landlock signal scoping, ``kill``/``tkill``/``tgkill`` to other processes too
+                  without ``CLONE_THREAD`` (with ``blocks_threads``: every ``clone``),
+                  ``unshare``/``setns``/``mount``, non-local sockets (``AF_INET``/``AF_INET6``/
+                  ``AF_PACKET``; with ``socket_families``: every family not listed) and
+                  ``pidfd_send_signal`` fail with ``EPERM``; without Landlock signal scoping,
+                  ``kill``/``tkill``/``tgkill`` to other processes too
 audit hook        messages, not a boundary: turns the attempts above into clear
                   ``PermissionError`` messages before the kernel refuses them
 ================  ===========================================================================
@@ -62,7 +69,8 @@ _SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so
 _DEVICES_RW = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")  # not /dev/shm: a
 # worker writes only its own area there (a write path of its policy)
 _CLONE_THREAD = 0x00010000
-_AF_INET, _AF_INET6, _AF_PACKET = 2, 10, 17
+_AF_UNIX, _AF_INET, _AF_INET6, _AF_PACKET = 1, 2, 10, 17
+_FAMILY_NAMES = {_AF_UNIX: "unix", _AF_INET: "inet", _AF_INET6: "inet6"}
 _WARNED: set[str] = set()
 _ORIGINAL_HOME = os.environ.get("HOME", "")  # before any scrub: never part of a read set
 try:
@@ -104,6 +112,15 @@ class ContainmentPolicy:
         signals_helpers: it signals processes it starts after containment (a verifier pool);
             matters only where the kernel lacks Landlock signal scoping (see
             :func:`_signal_rules`).
+        blocks_threads: refuse new threads (every ``clone``): nothing of a call can run on
+            after it answered. Only for a process whose own code starts no thread later.
+        socket_families: the only address families ``socket`` may create (``AF_UNIX`` is 1,
+            ``AF_INET`` 2, ``AF_INET6`` 10); ``socketpair`` only with ``AF_UNIX`` among them.
+            None: only ``blocks_network``'s rule.
+        scratch_fs_mb: make ``scratch_dir`` a tmpfs of this size in a user and mount namespace
+            of the process's own (:func:`awm_gym.kernel_sandbox.mount_scratch`); None: the
+            directory stays where it is. Where the kernel refuses, the layer is missing (and
+            warned about), never faked.
     """
 
     scratch_dir: str
@@ -116,6 +133,9 @@ class ContainmentPolicy:
     file_size_mb: int | None = None
     import_paths: tuple[str, ...] = ()
     signals_helpers: bool = False
+    blocks_threads: bool = False
+    socket_families: tuple[int, ...] | None = None
+    scratch_fs_mb: int | None = None
 
 
 @dataclass
@@ -149,6 +169,7 @@ def contain_this_process(policy: ContainmentPolicy,
     os.makedirs(policy.scratch_dir, exist_ok=True)
     _limit_resources(policy, report)
     _scrub_environment(policy, report)
+    _mount_scratch(policy, report)  # before Landlock: a Landlocked process may not mount
     _restrict_files(policy, report)
     if start_helpers is not None:
         start_helpers()
@@ -253,6 +274,20 @@ def _wipe_initial_environment() -> bool:
     return False
 
 
+def _mount_scratch(policy: ContainmentPolicy, report: ContainmentReport) -> None:
+    if policy.scratch_fs_mb is None:
+        return
+    try:
+        _kernel.mount_scratch(policy.scratch_dir, policy.scratch_fs_mb * 2**20,
+                              own_network=policy.blocks_network)
+    except (OSError, AttributeError) as e:  # AttributeError: no libc unshare (not Linux)
+        report.missing["scratch_fs"] = (f"no namespace of its own ({e}); the scratch quota is "
+                                        "measured after each action only")
+        return
+    report.active["scratch_fs"] = f"tmpfs {policy.scratch_fs_mb}MB" + (
+        ", own netns" if policy.blocks_network else "")
+
+
 def _python_roots(policy: ContainmentPolicy) -> list[str]:
     """What contained code may read to run Python: the interpreter's prefixes and install
     paths, the awm_gym package, ``policy.import_paths``, and those ``sys.path`` entries that
@@ -338,15 +373,35 @@ def _restrict_syscalls(policy: ContainmentPolicy, report: ContainmentReport) -> 
     scoped = report.active.get("landlock", "").startswith("abi") and _kernel.landlock_abi() >= 6
     rules, blocked = _signal_rules(policy, scoped), ["signals"]
     if policy.blocks_processes:
-        rules += [k.SyscallRule(name, k.deny()) for name in ("execve", "execveat", "fork",
-                                                             "vfork")]
-        rules.append(k.SyscallRule("clone", k.ALLOW, arg=0, mask=_CLONE_THREAD,
-                                   otherwise=k.deny()))
+        rules += [k.SyscallRule(name, k.deny()) for name in (
+            "execve", "execveat", "fork", "vfork", "unshare", "setns", "mount", "umount2")]
+        if policy.blocks_threads:
+            rules.append(k.SyscallRule("clone", k.deny(errno.EAGAIN)))
+        else:
+            rules.append(k.SyscallRule("clone", k.ALLOW, arg=0, mask=_CLONE_THREAD,
+                                       otherwise=k.deny()))
         rules.append(k.SyscallRule("clone3", k.deny(errno.ENOSYS)))  # libc falls back to clone
         blocked.append("processes")
-    if policy.blocks_network:
+    if policy.blocks_threads:
+        if not policy.blocks_processes:
+            rules.append(k.SyscallRule("clone", k.deny(errno.EAGAIN)))
+            rules.append(k.SyscallRule("clone3", k.deny(errno.ENOSYS)))
+        blocked.append("threads")
+    if policy.socket_families is not None:
+        families = policy.socket_families
+        if policy.blocks_network:
+            families = tuple(f for f in families if f not in (_AF_INET, _AF_INET6, _AF_PACKET))
+        rules.append(k.SyscallRule("socket", k.ALLOW, arg=0, values=families,
+                                   otherwise=k.deny()) if families else
+                     k.SyscallRule("socket", k.deny()))
+        if _AF_UNIX not in families:
+            rules.append(k.SyscallRule("socketpair", k.deny()))
+        blocked.append("sockets(" + ("+".join(_FAMILY_NAMES.get(f, str(f)) for f in families)
+                                     or "none") + ")")
+    elif policy.blocks_network:
         rules.append(k.SyscallRule("socket", k.deny(), arg=0,
                                    values=(_AF_INET, _AF_INET6, _AF_PACKET)))
+    if policy.blocks_network:
         blocked.append("network")
     try:
         k.install_filter(rules)
@@ -363,9 +418,19 @@ def _audit_hook(policy: ContainmentPolicy):  # noqa: ANN202 - a sys.addaudithook
     process_events = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.fork",
                       "os.forkpty", "os.spawn", "pty.spawn"}
 
+    families = policy.socket_families
+
     def hook(event: str, args: tuple) -> None:
         if policy.blocks_processes and event in process_events:
             raise PermissionError(f"contained world code may not start processes ({event})")
+        if policy.blocks_threads and event == "_thread.start_new_thread":
+            raise PermissionError("contained world code may not start threads: nothing of a "
+                                  "call may run after it answers")
+        if families is not None and event == "socket.__new__" and len(args) >= 2 \
+                and isinstance(args[1], int) and args[1] >= 0 and (  # -1: from a descriptor
+                args[1] not in families or policy.blocks_network and args[1] != _AF_UNIX):
+            raise PermissionError("contained world code may not open sockets (family "
+                                  f"{args[1]})")
         if policy.blocks_network and event == "socket.connect" and args:
             family = getattr(args[0], "family", None)
             if family in (_AF_INET, _AF_INET6):

@@ -21,7 +21,7 @@ import struct
 from dataclasses import dataclass
 
 __all__ = ["ALLOW", "SyscallRule", "build_filter", "deny", "install_filter", "landlock_abi",
-           "restrict_files", "seccomp_arch"]
+           "mount_scratch", "restrict_files", "seccomp_arch", "thread_count"]
 
 ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
 _RET_ERRNO = 0x00050000
@@ -30,13 +30,19 @@ _LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ARCHES = {  # machine -> (AUDIT_ARCH_*, syscall numbers)
     "x86_64": (0xC000003E, {"kill": 62, "tkill": 200, "tgkill": 234, "pidfd_send_signal": 424,
                             "pidfd_open": 434, "execve": 59, "execveat": 322, "fork": 57,
-                            "vfork": 58, "clone": 56, "clone3": 435, "socket": 41}),
+                            "vfork": 58, "clone": 56, "clone3": 435, "socket": 41,
+                            "socketpair": 53, "unshare": 272, "setns": 308, "mount": 165,
+                            "umount2": 166}),
     "aarch64": (0xC00000B7, {"kill": 129, "tkill": 130, "tgkill": 131,
                              "pidfd_send_signal": 424, "pidfd_open": 434, "execve": 221,
-                             "execveat": 281, "clone": 220, "clone3": 435, "socket": 198}),
+                             "execveat": 281, "clone": 220, "clone3": 435, "socket": 198,
+                             "socketpair": 199, "unshare": 97, "setns": 268, "mount": 40,
+                             "umount2": 39}),
 }
 _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446  # same on every arch
-_SCOPE_SIGNAL = 0x2
+_SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 0x1, 0x2
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
 
 
 def deny(err: int = errno.EPERM) -> int:
@@ -153,14 +159,15 @@ def _handled_fs(abi: int) -> int:
 
 def restrict_files(read: list[str], write: list[str], *, scope_signals: bool = True) -> int:
     """Landlock this process: read (and execute) only below ``read``, write only below
-    ``write``; from ABI 6 on, also no signals to processes outside its domain. Paths that do
-    not exist are skipped. Returns the ABI used; raises ``OSError`` where Landlock is missing."""
+    ``write``; from ABI 6 on, also no signals to processes outside its domain and no connection
+    to an abstract unix socket made outside it. Paths that do not exist are skipped. Returns
+    the ABI used; raises ``OSError`` where Landlock is missing."""
     abi = landlock_abi()
     if abi < 1:
         raise OSError(errno.ENOSYS, "the kernel offers no Landlock")
     libc = _libc()
     handled = _handled_fs(abi)
-    scoped = _SCOPE_SIGNAL if scope_signals and abi >= 6 else 0
+    scoped = _SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX if scope_signals and abi >= 6 else 0
     attr = struct.pack("QQQ", handled, 0, scoped)
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     buf = ctypes.create_string_buffer(attr[:size])
@@ -193,3 +200,43 @@ def _add_path(libc: ctypes.CDLL, ruleset: int, path: str, dir_rights: int,
         libc.syscall(_LANDLOCK_ADD_RULE, ruleset, ctypes.c_uint32(1), attr, ctypes.c_uint32(0))
     finally:
         os.close(target)
+
+
+def thread_count() -> int:
+    """The threads of this process (``/proc/self/task``; 1 where that cannot be read)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def mount_scratch(path: str, size_bytes: int, *, own_network: bool) -> None:
+    """Move this process into a user and mount namespace of its own (and, with
+    ``own_network``, a network namespace with nothing in it: no route out, no abstract unix
+    socket of the host) and mount a tmpfs of ``size_bytes`` at ``path``: a write past it fails
+    with ``ENOSPC``. The process keeps its uid and gid. Must run while it has one thread, before
+    Landlock (a Landlocked process may not mount). Raises ``OSError`` where the kernel or the
+    user cannot (no unprivileged user namespaces, a sandbox that refuses ``unshare``)."""
+    if thread_count() != 1:
+        raise OSError(errno.EINVAL, "the process has more than one thread")
+    uid, gid = os.getuid(), os.getgid()
+    libc = _libc()
+    flags = _CLONE_NEWUSER | _CLONE_NEWNS | (_CLONE_NEWNET if own_network else 0)
+    if libc.unshare(ctypes.c_int(flags)) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER | CLONE_NEWNS) failed")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    inodes = max(1024, size_bytes // 16384)  # an empty file costs kernel memory too
+    options = f"size={size_bytes},nr_inodes={inodes},mode=0700".encode()
+    if libc.mount(b"awm-scratch", os.fsencode(path), b"tmpfs",
+                  ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), options) != 0:
+        raise OSError(ctypes.get_errno(), f"mounting a tmpfs at {path} failed")

@@ -14,9 +14,11 @@ holds its scratch directory to a total size (:mod:`awm_gym.envs.scratch_quota`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import pickle
 import shutil
+import socket
 import struct
 import sys
 import tempfile
@@ -29,12 +31,13 @@ from awm_gym import info_keys as K
 from awm_gym.boundary import Failure, capture
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.scratch_quota import QUOTA_OUTCOME, ScratchQuota
-from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.worker_process import open_worker_streams, shared_memory_area
+from awm_gym.envs.leftover_work import LeftoverWork
 from awm_gym.envs.prepared import probe_world_of_set
+from awm_gym.envs.protocol import StepOutcome
+from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.scratch_quota import QUOTA_OUTCOME, ScratchQuota
+from awm_gym.envs.worker_process import open_worker_streams, shared_memory_area
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
@@ -76,21 +79,33 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
     the template cache, write ``scratch`` (and the cache only in a worker that builds cold
     worlds), and nothing else.
 
+    A worker process gets no new thread (unless it calls the LLM judge, whose client runs
+    one), no new socket of any family (but ``AF_INET``/``AF_INET6`` for the judge), and a
+    scratch directory that is a tmpfs of the scratch quota in namespaces
+    of its own (a network namespace too without the judge).
+
     In a Ray actor (``ray_paths``: the directories Ray writes on this node) the process keeps
     what Ray itself needs: new TCP sockets (its gRPC connections; the network stays open),
-    writes below ``ray_paths`` (logs, sockets, spilled objects) and no address-space limit (the
-    object store is mapped into the process). See docs/runtime.md, 'Ray'.
+    threads, writes below ``ray_paths`` (logs, sockets, spilled objects) and no address-space
+    limit (the object store is mapped into the process). See docs/runtime.md, 'Ray'.
     """
     cache = str(config.cache_dir or default_cache_dir())
     os.makedirs(cache, exist_ok=True)
     in_ray = ray_paths is not None
+    judged = config.judge is not None
+    families = (socket.AF_INET, socket.AF_INET6) if judged else ()  # the verifier pool's new
+    # workers come from its spawner (awm_gym.scoring.verifier_spawner), over a socketpair
+    # made before this
     policy = containment.ContainmentPolicy(
         scratch_dir=scratch, memory_mb=None if in_ray else config.worker_memory_mb,
         read_paths=(os.path.realpath(root), cache),
         write_paths=(shm, *((cache,) if cache_writable else ()), *(ray_paths or ())),
         # the LLM judge is called from the worker; Ray talks over TCP
-        blocks_network=config.judge is None and not in_ray,
-        file_size_mb=config.scratch_quota_mb, signals_helpers=True)
+        blocks_network=not judged and not in_ray,
+        file_size_mb=config.scratch_quota_mb, signals_helpers=True,
+        blocks_threads=not judged and not in_ray,
+        socket_families=None if in_ray else families,
+        scratch_fs_mb=None if in_ray else config.scratch_quota_mb)
     return containment.contain_this_process(policy, start_helpers).to_dict()
 
 
@@ -115,6 +130,7 @@ class ShardWorker:
         self._own_shm = False  # made by this object (a Ray actor's): removed at close
         self.runtime: WorldRuntime | None = None
         self.quota: ScratchQuota | None = None  # a contained worker's scratch quota
+        self.leftovers: LeftoverWork | None = None  # a contained worker process's idle state
 
     def handle(self, message: tuple[Any, ...], report: Callable[[int], None] | None = None
                ) -> tuple[str, Any]:
@@ -145,7 +161,10 @@ class ShardWorker:
         elif kind == "title":
             reply = self.runtime.title(message[1])
         elif kind == "call_tool":
+            if self.leftovers is not None:
+                self.leftovers.begin()
             reply = self.runtime.call_tool(*message[1:], before_call=report)
+            self._end_if_work_left()
             if self.quota is not None and self.quota.exceeded():
                 reply = (self.quota.message(), True)
         elif kind == "end_tool_session":
@@ -172,20 +191,26 @@ class ShardWorker:
         """``runtime.step``; with a quota, the scratch directory is measured after each action,
         and an action after which it is over quota reads an error (its files are removed)."""
         quota = self.quota
-        if quota is None:
+        if quota is None and self.leftovers is None:
             return self.runtime.step(indices, actions, before_each=report)
         unchecked: list[int] = []  # the position whose action ran last (not yet measured)
         over: list[int] = []
 
         def each(pos: int) -> None:
-            if unchecked and quota.exceeded():
+            if unchecked:
+                self._end_if_work_left()  # the caller still names unchecked[0] as running
+            if unchecked and quota is not None and quota.exceeded():
                 over.append(unchecked[0])
             unchecked[:] = [pos] if pos >= 0 else []
+            if pos >= 0 and self.leftovers is not None:
+                self.leftovers.begin()
             if report is not None:
                 report(pos)
 
         outcomes = self.runtime.step(indices, actions, before_each=each)
-        if unchecked and quota.exceeded():
+        if unchecked:
+            self._end_if_work_left()
+        if unchecked and quota is not None and quota.exceeded():
             over.append(unchecked[0])
         for pos in over:
             outcome = outcomes[pos]
@@ -193,6 +218,17 @@ class ShardWorker:
             outcomes[pos] = StepOutcome(f"Error: {quota.message()}", outcome.reward,
                                         outcome.terminated, outcome.truncated, info)
         return outcomes
+
+    def _end_if_work_left(self) -> None:
+        """End this process now if the action that just ran left work behind
+        (:mod:`awm_gym.envs.leftover_work`): the caller restarts it and replays its episodes
+        without that action, which reads that it ended its worker."""
+        left = self.leftovers.found() if self.leftovers is not None else None
+        if left is not None:
+            sys.stderr.write(f"awm_gym worker: an action left work running after it answered "
+                             f"({left}); ending the worker\n")
+            sys.stderr.flush()
+            os._exit(70)
 
     def _init(self, root: str, worlds: list[str], config: EnvConfig, contained: bool,
               tasks: dict[str, tuple[int, ...]] | None, cache_writable: bool,
@@ -222,11 +258,15 @@ class ShardWorker:
                             timeout_s=config.verifier_timeout_s, state_dir=self.shm)
         # its processes must exist before this one gives up starting any; started inside the
         # worker's Landlock domain, so the worker may still signal (time out) them
-        report = (_contain(root, config, tempfile.tempdir, pool.start, cache_writable,
+        start = functools.partial(pool.start, spawner=self.ray_paths is None)
+        report = (_contain(root, config, tempfile.tempdir, start, cache_writable,
                            shm=self.shm, ray_paths=self.ray_paths)
                   if contained else pool.start())
         if contained:
-            self.quota = ScratchQuota(tempfile.tempdir, config.scratch_quota_mb)
+            self.quota = ScratchQuota(tempfile.tempdir, config.scratch_quota_mb,
+                                      is_filesystem="scratch_fs" in report["active"])
+        if contained and self.ray_paths is None:
+            self.leftovers = LeftoverWork()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
@@ -254,12 +294,16 @@ def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
         replies.write(wire.encode_reply(kind, "progress", pos))
 
     while True:
+        if worker.leftovers is not None:
+            worker.leftovers.idle()
         try:
             message = receive_message(requests)
         except EOFError:
             break
         if message[0] == "close":
             break
+        if worker.leftovers is not None:
+            worker.leftovers.busy()
         kind = message[0]
         status, payload = worker.handle(message, report)
         try:

@@ -68,6 +68,7 @@ from awm_gym import containment
 from awm_gym.boundary import closing_on_error, describe, reraise_as
 from awm_gym.errors import VerifierError
 from awm_gym.scoring import verifier_worker
+from awm_gym.scoring.verifier_spawner import Spawner
 from awm_gym.scoring.verifier_worker import WORKER_RUN_NAME, KeyLRU
 from awm_gym.vocab import VERIFIER_KINDS, VerifierLabel, VerifierMode, coerce_enum
 
@@ -404,6 +405,7 @@ class VerifierPool:
         self._ctx = multiprocessing.get_context(method)
         if method == "forkserver":
             self._ctx.set_forkserver_preload([])  # never import the caller's __main__ there
+        self._spawner: Spawner | None = None  # see start(spawner=True)
         self._slots: list[_Worker | None] = [None] * num_workers
         self._lock = threading.Lock()  # one batch at a time: workers carry one job each
         self._owner_pid = os.getpid()
@@ -441,20 +443,31 @@ class VerifierPool:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def start(self) -> None:
+    def start(self, *, spawner: bool = False) -> None:
         """Start every worker now rather than at the first :meth:`run`: a process about to
         give up starting processes (:mod:`awm_gym.containment`) calls this first; later
-        replacements come from the forkserver it started."""
+        replacements come from the forkserver it started, or, with ``spawner`` (a process
+        about to give up opening sockets too), from a
+        :class:`~awm_gym.scoring.verifier_spawner.Spawner` started now."""
         if self.closed:
             raise VerifierError("VerifierPool.start: the pool is closed; create a new one.")
         with self._lock:
             for k, w in enumerate(self._slots):
                 if w is None:
                     self._slots[k] = self._start_worker()
+        if spawner and self._spawner is None and self._ctx.get_start_method() == "forkserver":
+            with _main_module_hidden():
+                self._spawner = Spawner(self._ctx, {
+                    "timeout_s": self._timeout_s, "state_dir": self._state_root,
+                    "memory_limit_mb": self._memory_limit_mb,
+                    "recursion_limit": self._recursion_limit,
+                    "contained": self._containment_path is not None})
 
     def close(self) -> None:
         """Kill the workers and remove their files. Safe to call more than once."""
         self._finalizer()
+        if self._spawner is not None:
+            self._spawner.close()
 
     def run(self, jobs: Sequence[VerifyJob]) -> list[VerifierResult]:
         """Run a batch of verifications concurrently over the workers; block until all are done.
@@ -605,6 +618,11 @@ class VerifierPool:
         if not self._has_swept:
             _sweep_stale_dirs(self._state_root)
             self._has_swept = True
+        if self._spawner is not None:
+            with reraise_as(VerifierError, lambda e: f"could not start a verifier worker ({e})"):
+                process, conn, workdir, lock_fd = self._spawner.start_worker()
+            return _Worker(process, conn, workdir, lock_fd,
+                           deadline=time.monotonic() + _START_TIMEOUT_S)
         workdir, lock_fd = _claim_dir(self._state_root)
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         args = {"conn": child_conn, "workdir": workdir, "memory_limit_mb": self._memory_limit_mb,

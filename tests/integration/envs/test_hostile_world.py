@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -123,3 +124,63 @@ def test_in_process_exits_and_interrupts_raised_by_handlers_are_500s(tmp_path: P
         assert all(o.startswith("Error: Error calling") for o in obs)
     finally:
         envs.close()
+
+
+# -- issue 31: sockets, threads and timers (items 2 and 4) ----------------------------------------
+
+def _step_attack(envs, hostile: str) -> tuple:  # noqa: ANN001
+    """Step ``hostile`` on instance 0 beside an ``add_note`` and a ``count_notes``; the
+    neighbours read exactly what they would have read without it."""
+    before = [_notes(envs, i) for i in range(3)]
+    obs, reward, terminated, truncated, info = envs.step([hostile, ADD, COUNT])
+    assert obs[0].startswith("Error: "), obs[0]
+    assert not terminated[0] and not truncated[0] and reward[0] == 0.0
+    assert json.loads(obs[1])["result"] == f"{before[1] + 1} notes"
+    assert json.loads(obs[2])["result"] == str(before[2])
+    assert list(reward[1:]) == [0.0, 0.0]
+    assert [_notes(envs, i) for i in range(3)] == [before[0], before[1] + 1, before[2]]
+    return obs, info
+
+
+@pytest.mark.parametrize("kind", ["path", "abstract"])
+def test_a_handler_cannot_reach_a_unix_socket_of_the_host(envs, tmp_path: Path,  # noqa: ANN001
+                                                          kind: str) -> None:
+    """Before: both connected and sent data (a vLLM engine's IPC socket, Ray's raylet, Docker's
+    socket are such sockets on a training host)."""
+    address = str(tmp_path / "host.sock") if kind == "path" else f"@awm-host-{os.getpid()}"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(address if kind == "path" else "\0" + address[1:])
+    listener.listen()
+    listener.setblocking(False)
+    try:
+        obs, info = _step_attack(envs, call("unix_connect", address=address))
+        assert info["tool_outcome"][0] == "crash"  # the handler's PermissionError: a 500
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody connected
+    finally:
+        listener.close()
+
+
+def test_a_handler_cannot_open_a_socket_of_another_family(envs) -> None:  # noqa: ANN001
+    obs, info = _step_attack(envs, call("other_socket", family=socket.AF_NETLINK))
+    assert info["tool_outcome"][0] == "crash" and "500" in obs[0]
+
+
+def test_a_handler_cannot_leave_threads_running(envs) -> None:  # noqa: ANN001
+    """Before: two threads spun in the worker after the call answered, nothing reported."""
+    worker = envs.runtime._shards[0].worker
+    obs, info = _step_attack(envs, call("spin_threads", threads=2))
+    assert info["tool_outcome"][0] == "crash" and "500" in obs[0]  # "can't start new thread"
+    assert envs.runtime._shards[0].worker is worker  # refused in the handler: no restart
+    assert len(os.listdir(f"/proc/{worker.proc.pid}/task")) == 1
+
+
+def test_a_handler_cannot_leave_a_timer_running_world_code(envs) -> None:  # noqa: ANN001
+    """A SIGALRM handler with an interval timer would run world code between the calls: the
+    worker ends itself after that action, and the caller restarts it and replays its episodes
+    without the action. Before: the timer's handler spun in the idle worker."""
+    pid = envs.runtime._shards[0].worker.proc.pid
+    obs, info = _step_attack(envs, call("spin_on_timer"))
+    assert info["tool_outcome"][0] == "worker_died"
+    assert "ended the process running it" in obs[0] and "restored" in obs[0]
+    assert envs.runtime._shards[0].worker.proc.pid != pid

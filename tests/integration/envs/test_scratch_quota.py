@@ -1,7 +1,10 @@
 """A contained worker's scratch directory has a total-size quota (issue 23, item 7): files that
 together pass ``scratch_quota_mb`` are removed after the action that crossed it, which reads an
 error; the worker lives on, and its neighbours and the episode go on. One file past it fails on
-its own (``RLIMIT_FSIZE``). The world is tests/fixtures/make_hostile_world.py."""
+its own (``RLIMIT_FSIZE``). Where the kernel gives the worker namespaces of its own the scratch
+directory is a tmpfs of the quota (issue 31, item 3), so the quota holds during an action too,
+and the caller sees the worker's files through ``/proc/<pid>/root``. The world is
+tests/fixtures/make_hostile_world.py."""
 
 from __future__ import annotations
 
@@ -40,12 +43,18 @@ def envs(tmp_path_factory: pytest.TempPathFactory):
     envs.close()
 
 
+def _seen(envs, path: Path) -> Path:  # noqa: ANN001
+    """``path`` in the worker's mount namespace (its scratch tmpfs), as the caller sees it."""
+    pid = envs.runtime._shards[0].worker.proc.pid
+    return Path(f"/proc/{pid}/root") / path.relative_to("/")
+
+
 def test_files_past_the_quota_are_removed_and_the_action_reads_an_error(envs) -> None:  # noqa: ANN001
     worker = envs.runtime._shards[0].worker
     pid = worker.proc.pid
     obs, *_ = envs.step([call("fill_scratch", kilobytes=400, name="a"), ADD])
     first = Path(json.loads(obs[0])["result"])
-    assert first.parent == Path(worker.scratch) and first.exists()
+    assert first.parent == Path(worker.scratch) and _seen(envs, first).exists()
     obs, *_ = envs.step([call("fill_scratch", kilobytes=400, name="b"), None])
     assert json.loads(obs[0])["result"].endswith("/b")  # 800 KB: under the quota
     obs, reward, terminated, truncated, info = envs.step(
@@ -54,7 +63,7 @@ def test_files_past_the_quota_are_removed_and_the_action_reads_an_error(envs) ->
                       "files in it were removed.")
     assert info["tool_outcome"][0] == QUOTA_OUTCOME and not terminated[0] and reward[0] == 0.0
     assert json.loads(obs[1])["result"] == "3 notes"  # the neighbour's call, as usual
-    assert not any((first.parent / n).exists() for n in "abc")
+    assert not any(_seen(envs, first.parent / n).exists() for n in "abc")
     assert envs.runtime._shards[0].worker.proc.pid == pid  # no restart: the worker lives on
     obs, *_ = envs.step([call("fill_scratch", kilobytes=400, name="d"), COUNT])
     assert json.loads(obs[0])["result"].endswith("/d")  # room again
@@ -65,7 +74,7 @@ def test_one_file_past_the_quota_fails_on_its_own(envs) -> None:  # noqa: ANN001
     obs, _, _, _, info = envs.step([call("fill_scratch", kilobytes=1536, name="big"), None])
     # the write stops at 1 MB (EFBIG: a 500); that part and the earlier files pass the quota
     assert info["tool_outcome"][0] in ("crash", QUOTA_OUTCOME) and obs[0].startswith("Error: ")
-    scratch = Path(envs.runtime._shards[0].worker.scratch)
+    scratch = _seen(envs, Path(envs.runtime._shards[0].worker.scratch))
     assert all(p.stat().st_size <= 2**20 for p in scratch.rglob("*") if p.is_file())
 
 
@@ -77,6 +86,22 @@ def test_a_tool_session_call_past_the_quota_reads_an_error(envs) -> None:  # noq
     assert fill[1] == ("the world's scratch directory grew past its quota of 1 MB; the files "
                        "in it were removed.", True)
     runtime.end_tool_session(1)
+
+
+def test_one_action_cannot_write_past_the_quota_in_many_small_files(envs) -> None:  # noqa: ANN001
+    """Issue 31, item 3: 40 files of 256 KB (each under the 1 MB per-file cap) in one action; the
+    handler removes them before it answers, so only a limit that holds during the action stops
+    them. Before: all 10 MB were written."""
+    if "scratch_fs" in envs.runtime.containment["missing"]:  # the kernel cannot (warned)
+        pytest.skip(f"no scratch tmpfs here: {envs.runtime.containment['missing']}")
+    obs, reward, terminated, truncated, info = envs.step(
+        [call("fill_many", files=40, kilobytes=256), COUNT])
+    written, stopped = json.loads(obs[0])["result"].split(" ", 1)
+    assert int(written) <= 1024 and stopped == "OSError errno 28"  # ENOSPC, in the handler
+    assert not terminated[0] and not truncated[0] and reward[0] == 0.0
+    assert json.loads(obs[1])["result"] == "3"  # the neighbour, untouched
+    obs, *_ = envs.step([call("fill_scratch", kilobytes=400, name="e"), None])
+    assert json.loads(obs[0])["result"].endswith("/e")  # the worker and its quota go on
 
 
 def test_clearing_keeps_sockets_and_truncates_the_log(tmp_path: Path) -> None:
