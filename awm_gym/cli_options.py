@@ -233,7 +233,8 @@ class RenderOptions:
 @dataclass(frozen=True)
 class DoctorOptions:
     """``awm doctor``: import each installed extra's entry points (transformers, trl, vllm,
-    openenv, ray, peft, the sandbox layers), each in a fresh interpreter; report what is broken
+    openenv, inspect, skyrl, verifiers, ray, peft, the sandbox layers; each integration through
+    its awm_gym.integrations bridge), each in a fresh interpreter; report what is broken
     and the exact fix. Exit status 0 when everything installed imports, 1 otherwise."""
 
     only: tuple[str, ...] = ()

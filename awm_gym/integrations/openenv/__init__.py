@@ -37,13 +37,20 @@ if TYPE_CHECKING:
 
 __all__ = ["AWMEnvironment", "AWMEnvClient", "AWMAction", "AWMObservation", "AWMState",
            "AWMVerdict", "ToolCallSpec", "AWMRubric", "rubric_for", "WorldTasks",
-           "check_one_distribution"]
+           "check_one_distribution", "missing_openenv"]
 
 # openenv-core loads when a name is first used: importing this package only registers the server
 __getattr__ = lazy_exports(__name__, {
     "client": ("AWMEnvClient",), "environment": ("AWMEnvironment",),
     "models": ("AWMAction", "AWMObservation", "AWMState", "AWMVerdict", "ToolCallSpec"),
     "rubric": ("AWMRubric", "rubric_for"), "tasks": ("WorldTasks",)})
+
+
+def missing_openenv(error: ImportError) -> ImportError:
+    """The one-line error a module of this package raises when OpenEnv is not installed."""
+    return ImportError(f"awm_gym.integrations.openenv needs OpenEnv ({error}); install it with "
+                       "pip install 'awm-gym[openenv]' (or 'awm-gym[openenv-core]' beside vllm "
+                       "or verifiers).")
 
 
 def check_one_distribution() -> None:
@@ -72,8 +79,7 @@ def _openenv_server(config: ServerConfig) -> ServedWorld:
     except ImportError as e:
         from awm_gym.errors import AWMGymError
 
-        raise AWMGymError(f"--protocol openenv needs openenv-core ({e}); install it with "
-                          "pip install 'awm-gym[openenv]'.") from e
+        raise AWMGymError(f"--protocol openenv: {e}") from e
     return OpenEnvWorldServer(config)
 
 

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from openenv.core.client_types import StepResult
-from openenv.core.env_client import EnvClient
+from awm_gym.integrations.openenv import missing_openenv
+
+try:
+    from openenv.core.client_types import StepResult
+    from openenv.core.env_client import EnvClient
+except ImportError as e:  # the one-line error that names the extra
+    raise missing_openenv(e) from e
 
 from awm_gym.integrations.openenv.models import AWMAction, AWMObservation, AWMState
 

@@ -50,13 +50,20 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
-from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.types import EnvironmentMetadata
+
+from awm_gym.integrations.openenv import missing_openenv
+
+try:
+    from openenv.core.env_server.interfaces import Environment
+    from openenv.core.env_server.types import EnvironmentMetadata
+except ImportError as e:  # the one-line error that names the extra
+    raise missing_openenv(e) from e
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.errors import EnvUsageError
 from awm_gym.integrations.episodes import episode_result
+from awm_gym.integrations.openenv.mcp import EpisodeTools
 from awm_gym.integrations.openenv.models import AWMAction, AWMObservation, AWMState, AWMVerdict
 from awm_gym.integrations.openenv.rubric import rubric_for
 from awm_gym.integrations.openenv.tasks import WorldTasks
@@ -72,6 +79,8 @@ class InstanceBackend(Protocol):
     config: EnvConfig
     title: str
     tools_text: str
+    tools: list[dict[str, Any]]
+    """The world's tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
     tasks: WorldTasks
     """The world's tasks and splits (OpenEnv's task API)."""
 
@@ -96,6 +105,7 @@ class _LocalBackend:
         self.runtime, self.config = self._env.runtime, self._env.config
         self.title = self.world
         self.tools_text = self.runtime.tools_text(self.world)
+        self.tools = self.runtime.tools(self.world)
         if isinstance(split, str):
             from awm_gym.worlds.splits import load_split
 
@@ -145,6 +155,8 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
     ``reset(split=..., index=...)`` pins the ``index``-th task of a split instead.
     ``step(action)`` returns an :class:`AWMObservation` with ``reward``, ``done``, the
     in-process ``info`` and, on the step that ends the episode, its ``verdict``.
+    ``mcp_client`` serves OpenEnv's ``/mcp`` routes (``tools/list``, ``tools/call``: a call is a
+    turn of the episode), which OpenEnv's ``MCPToolClient`` speaks.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
@@ -161,6 +173,9 @@ class AWMEnvironment(Environment[AWMAction, AWMObservation, AWMState]):
             backend = _LocalBackend(world, worlds_dir, config or EnvConfig(), exclude, split)
         self.backend = backend
         super().__init__(rubric=rubric_for(backend.config))
+        self.mcp_client = EpisodeTools(self)
+        """What OpenEnv's server answers ``/mcp`` ``tools/list`` and ``tools/call`` with: the
+        world's tools, each call a turn of this episode (:mod:`.mcp`)."""
         self._rng = np.random.default_rng()
         self._state = AWMState(world=backend.world)
         self._closed = False

@@ -2,14 +2,14 @@
 :class:`AWMVerdict`, :class:`AWMState` (pydantic models on OpenEnv's ``Action`` /
 ``Observation`` / ``State``; the same code runs on ``openenv`` 0.10 and ``openenv-core`` 0.3).
 
-An action is the model's raw text, exactly what the in-process env takes, or a structured tool
-call that is rendered to the same ``<tool_call>`` text (:func:`awm_gym.tools.actions.format_tool_call`)
-so that one parser decides both. An observation is the text the agent reads next plus the
-episode's flags and the ``info`` dict of the in-process env (keys: :mod:`awm_gym.info_keys`).
-openenv-core 0.3 leaves an observation's ``metadata`` off the wire (0.10 keeps it), so nothing
-travels there: the infos travel in ``info``, and how the episode came out in the typed
-``verdict`` field (an :class:`AWMVerdict`, set on the step that ends the episode), which both
-versions' serializers carry and both clients parse.
+An action is the model's raw text, exactly what the in-process env takes, or a structured tool call
+that is rendered to the same ``<tool_call>`` text (:func:`awm_gym.tools.actions.format_tool_call`)
+so that one parser decides both. An observation is the text the agent reads next plus the episode's
+flags and the ``info`` dict of the in-process env (keys: :mod:`awm_gym.info_keys`). openenv-core
+0.3 leaves an observation's ``metadata`` off the wire (0.10 keeps it), so nothing travels there:
+the infos travel in ``info``, and how the episode came out in the typed ``verdict`` field (an
+:class:`AWMVerdict`, set on the step that ends the episode), which both versions' serializers carry
+and both clients parse.
 
 Example:
     >>> AWMAction(tool_call=ToolCallSpec(name="get_note", arguments={"note_id": 2})).as_text()
@@ -22,8 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from awm_gym.integrations.openenv import missing_openenv
+
+try:
+    from openenv.core.env_server.types import Action, Observation, State
+except ImportError as e:  # the one-line error that names the extra
+    raise missing_openenv(e) from e
 
 from awm_gym import info_keys as K
 from awm_gym.tools.actions import format_tool_call

@@ -28,7 +28,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from openenv.core.rubrics import Rubric as OpenEnvRubric
+from awm_gym.integrations.openenv import missing_openenv
+
+try:
+    from openenv.core.rubrics import Rubric as OpenEnvRubric
+except ImportError as e:  # the one-line error that names the extra
+    raise missing_openenv(e) from e
 
 from awm_gym import info_keys as K
 from awm_gym.envs.config import EnvConfig

@@ -30,11 +30,17 @@ import asyncio
 import threading
 from typing import Any
 
-from openenv.core.env_server.http_server import create_app
-from openenv.core.env_server.types import ConcurrencyConfig
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
+
+from awm_gym.integrations.openenv import missing_openenv
+
+try:
+    from openenv.core.env_server.http_server import create_app
+    from openenv.core.env_server.types import ConcurrencyConfig
+except ImportError as e:  # the one-line error that names the extra
+    raise missing_openenv(e) from e
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.protocol import StepOutcome
@@ -81,6 +87,7 @@ class _ServedBackend:
         self.server = server
         self.world, self.config = server.world, server.env_config
         self.title, self.tools_text, self.tasks = server.title, server.tools_text, server.tasks
+        self.tools = server.tools
         self._slot: int | None = None
         self._pending: asyncio.Future | None = None
 
@@ -181,6 +188,8 @@ class OpenEnvWorldServer:
         self.runtime = make_runtime(world_set, [self.world], capacity, config.env)
         self.env_config: EnvConfig = self.runtime.config
         self.tools_text = self.runtime.tools_text(self.world)
+        self.tools: list[dict[str, Any]] = self.runtime.tools(self.world)
+        """The world's tools as MCP lists them (OpenEnv's ``/mcp`` ``tools/list``)."""
         self.title = self.world
         self.slots = _Slots(capacity)
         self.jobs = RuntimeLoop(self.runtime)

@@ -5,9 +5,11 @@ Against a real ``awm env start --protocol openenv`` process on 127.0.0.1:
 * on either OpenEnv line (``openenv`` 0.10, ``openenv-core`` 0.3): the verdict of an episode
   travels in the typed ``AWMObservation.verdict`` field and equals the in-process env's info;
   ``reset(split=..., index=...)`` through OpenEnv's client starts the split's task;
+* on either line, OpenEnv's JSON-RPC ``/mcp`` route lists the world's tools;
 * on ``openenv`` 0.10 only: the task API routes (``/awm-spotify/splits``, ``/tasks``,
-  ``/num_tasks``, ``/task``, ``/task_range``) list the world's splits, and ``openenv validate
-  --url`` passes every check.
+  ``/num_tasks``, ``/task``, ``/task_range``) list the world's splits, ``openenv validate
+  --url`` passes every check, and OpenEnv's ``MCPToolClient`` plays an episode (its 0.3 client
+  sends tool calls as ``step`` actions, which our typed action is not).
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import sys
 import httpx
 import pytest
 
-pytest.importorskip("openenv.core", reason="the OpenEnv bridge needs pip install 'awm-gym[openenv]'")
+pytest.importorskip("openenv.core",
+                    reason="the OpenEnv bridge needs pip install 'awm-gym[openenv]'")
+
+import gymnasium as gym  # noqa: E402
 
 import awm_gym  # noqa: E402,F401 - registers AWM/spotify-v0
 from awm_gym.envs.registration import get_world_set  # noqa: E402
@@ -30,7 +35,7 @@ from awm_gym.integrations.openenv import AWMAction, AWMEnvClient  # noqa: E402
 from awm_gym.integrations.openenv.tasks import WorldTasks  # noqa: E402
 from awm_gym.server import ServerConfig  # noqa: E402
 from awm_gym.server.process import ServerProcess  # noqa: E402
-from awm_gym.tools.actions import solution_turns  # noqa: E402
+from awm_gym.tools.actions import format_tool_call, solution_turns  # noqa: E402
 from awm_gym.worlds.splits import split_worlds  # noqa: E402
 
 WORLD = "spotify"
@@ -132,12 +137,7 @@ def test_task_api_routes(server_url):
 
 @needs_010
 def test_openenv_validate_url_passes(server_url):
-    done = subprocess.run(
-        [sys.executable, "-c", "import sys; from openenv.cli.__main__ import main; "
-         "sys.argv[0] = 'openenv'; sys.exit(main())",
-         "validate", "--url", server_url, "--json", "--timeout", "60"],
-        capture_output=True, text=True, timeout=240,
-        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+    done = _openenv_cli("validate", "--url", server_url, "--json", "--timeout", "60")
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["passed"] is True, report
@@ -145,3 +145,86 @@ def test_openenv_validate_url_passes(server_url):
     assert checks == {name: True for name in (
         "openapi_version_available", "health_endpoint", "metadata_endpoint", "schema_endpoint",
         "mcp_endpoint", "mode_endpoint_consistency")}
+
+
+def _world_tools() -> list[dict]:
+    env = gym.make(f"AWM/{WORLD}-v0")
+    try:
+        return env.unwrapped.runtime.tools(WORLD)
+    finally:
+        env.close()
+
+
+def test_mcp_route_lists_the_world_tools(server_url):
+    with httpx.Client(base_url=server_url, timeout=60) as http:
+        reply = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                        "params": {}}).json()
+        assert reply["result"]["tools"] == _world_tools()
+        early = http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                        "params": {"name": "get_current_user"}}).json()
+        assert "call reset(...) first" in early["error"]["message"]    # no episode: an error
+
+
+@needs_010
+def test_openenv_mcp_client_plays_an_episode(server_url):
+    from openenv.core.mcp_client import MCPToolClient
+
+    solution = get_world_set()[WORLD].solutions[0]
+
+    async def play():
+        async with MCPToolClient(base_url=server_url, message_timeout_s=120) as client:
+            tools = await client.list_tools()
+            started = await client.reset(seed=1, task_idx=0)
+            replies = [await client.call_tool(c.tool, **dict(c.arguments))
+                       for c in solution.calls]
+            state = await client.state()
+            final = await client.step(AWMAction(text=solution.final_answer or "Done."))
+            return tools, started, replies, state, final
+
+    tools, started, replies, state, final = asyncio.run(play())
+    assert [(t.name, t.description, t.input_schema) for t in tools] == [
+        (t["name"], t["description"], t["inputSchema"]) for t in _world_tools()]
+    assert started.observation.text == get_world_set()[WORLD].tasks[0]
+    assert state.step_count == len(solution.calls)             # each call was a turn
+
+    env = gym.make(f"AWM/{WORLD}-v0")                          # the same calls in-process
+    env.reset(seed=1, options={"task_idx": 0})
+    expected = [env.step(format_tool_call(c.tool, dict(c.arguments)))[0] for c in solution.calls]
+    env.close()
+    assert replies == expected
+    verdict = final.observation.verdict                        # a dict: the client is generic
+    assert final.done and final.reward == 1.0
+    assert (verdict["label"], verdict["scored"], verdict["success"]) == ("complete", True, True)
+
+
+PACKAGE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "openenv_package")
+
+
+def _openenv_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from openenv.cli.__main__ import main; "
+         "sys.argv[0] = 'openenv'; sys.exit(main())", *args],
+        capture_output=True, text=True, timeout=240,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+
+
+@needs_010
+def test_the_openenv_package_passes_the_static_level():
+    done = _openenv_cli("validate", PACKAGE, "--level", "static", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "pass" and report["levels_run"] == [1]
+    assert [(r["check_id"], r["status"]) for r in report["results"]] == [
+        ("static.manifest", "pass")]
+    # runtime.task_declaration_accuracy is not implemented in 0.10: check the counts ourselves
+    declared = report["manifest"]["capabilities"]["declared_task_count"]
+    assert declared == {s["name"]: s["num_tasks"] for s in WorldTasks.of(WORLD).list_splits()}
+
+
+def test_the_openenv_package_app_is_our_server():
+    code = ("from server.app import app, server; "
+            "print(type(server).__name__, server.world); server.close()")
+    done = subprocess.run([sys.executable, "-c", code], cwd=PACKAGE, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["OpenEnvWorldServer", WORLD]

@@ -7,6 +7,7 @@ dist-info, so it counts as installed), and a package that imports it, as transfo
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -84,3 +85,56 @@ def test_our_imports_refuse_early_with_the_fix(broken_env) -> None:
     ok = subprocess.run([sys.executable, "-c", code.replace("fake_transformers", "json")
                          .replace("'X'", "'dumps'")], env=broken_env, capture_output=True)
     assert ok.returncode == 0
+
+
+# -- the integrations (issue 35, item 4): an optional extra each, a guard, a doctor check -------
+BRIDGES = {  # bridge module: (the library it guards, the extra its error names)
+    "awm_gym.integrations.inspect_tasks": ("inspect_ai", "inspect"),
+    "awm_gym.integrations.skyrl": ("skyrl_gym", "skyrl"),
+    "awm_gym.integrations.verifiers": ("verifiers", "verifiers"),
+    "awm_gym.integrations.openenv.environment": ("openenv", "openenv"),
+    "awm_gym.integrations.openenv.server": ("openenv", "openenv"),
+    "awm_gym.integrations.openenv.client": ("openenv", "openenv"),
+}
+"""The trl bridge imports neither trl nor torch (TRL reads the class), so it has nothing to
+guard; its doctor check imports trl beside it."""
+
+_BLOCKED_IMPORT = """
+import json, sys
+out = {}
+for bridge, library in json.loads(sys.argv[1]).items():
+    sys.modules[library] = None          # as if the extra were not installed
+    try:
+        __import__(bridge)
+        out[bridge] = None
+    except ImportError as e:
+        out[bridge] = str(e)
+    finally:
+        del sys.modules[library]
+        for name in [m for m in sys.modules if m.startswith("awm_gym.integrations.")]:
+            del sys.modules[name]
+print(json.dumps(out))
+"""
+
+
+def test_each_bridge_without_its_library_says_which_extra_to_install() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _BLOCKED_IMPORT,
+         json.dumps({bridge: lib for bridge, (lib, _) in BRIDGES.items()})],
+        capture_output=True, text=True, timeout=300, cwd=REPO, check=True)
+    errors = json.loads(done.stdout)
+    for bridge, (library, extra) in BRIDGES.items():
+        message = errors[bridge]
+        assert message is not None, f"{bridge} imported without {library}"
+        assert "\n" not in message and f"pip install 'awm-gym[{extra}]'" in message, message
+        assert message.startswith(f"awm_gym.integrations.{bridge.split('.')[2]} needs "), message
+
+
+def test_the_doctor_checks_every_bridge_and_each_installed_one_imports() -> None:
+    bridges = {"trl", "openenv", "inspect_tasks", "skyrl", "verifiers"}
+    checked = {b for b in bridges for c in doctor.CHECKS if f"awm_gym.integrations.{b}" in c.code}
+    assert checked == bridges
+    # the light ones run here (trl and verifiers import torch / transformers: seconds each)
+    checks = [c for c in doctor.CHECKS if c.module in ("openenv", "inspect_ai", "skyrl_gym")]
+    results = diagnose(checks)
+    assert {r.status for r in results} <= {"ok", "not installed"}, report(results)
