@@ -184,3 +184,63 @@ def test_a_handler_cannot_leave_a_timer_running_world_code(envs) -> None:  # noq
     assert info["tool_outcome"][0] == "worker_died"
     assert "ended the process running it" in obs[0] and "restored" in obs[0]
     assert envs.runtime._shards[0].worker.proc.pid != pid
+
+
+class _AttackThenSolve:
+    """Episode k of ``World.evaluate``: an attack (on even k) or nothing, then the task (add a
+    note that says hello, answer)."""
+
+    name = "attack_then_solve"
+
+    def __init__(self, attacks: list[str]) -> None:
+        self.attacks, self.turn, self.episode, self.started = attacks, {}, {}, 0
+
+    def set_env(self, env: object) -> None:
+        pass
+
+    def set_seed(self, seed: int | None) -> None:
+        pass
+
+    def get_action(self, infos: dict) -> list[str | None]:
+        actions: list[str | None] = []
+        for i, active in enumerate(infos["active"]):
+            if infos["episode_restarted"][i] or i not in self.turn:
+                self.turn[i], self.episode[i] = 0, self.started
+                self.started += 1
+            if not active:
+                actions.append(None)
+                continue
+            k, t = self.episode[i], self.turn[i]
+            script = ([self.attacks[k // 2 % len(self.attacks)]] if k % 2 == 0 else [])
+            script += [ADD, "Done."]
+            actions.append(script[min(t, len(script) - 1)])
+            self.turn[i] += 1
+        return actions
+
+
+def test_world_evaluate_scores_as_without_the_attacks(tmp_path: Path) -> None:
+    """Issue 31 through ``World.evaluate``: episodes whose first action attacks (a unix socket
+    of the host, spinning threads, a timer) score as the others do, nothing connects, and no
+    worker runs a thread of the world's after the episodes."""
+    from awm_gym import World
+
+    root = write_hostile_world(tmp_path / "world")
+    address = str(tmp_path / "host.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(address)
+    listener.listen()
+    listener.setblocking(False)
+    attacks = [call("unix_connect", address=address), call("spin_threads", threads=2),
+               call("spin_on_timer")]
+    try:
+        with World("AWM/mix-v0", num_envs=2, verbose=0, world_set=str(root),
+                   tool_timeout_s=2.0) as world:
+            world.set_policy(_AttackThenSolve(attacks))
+            result = world.evaluate(episodes=6, seed=0, options={"task_idx": 0})
+            assert list(result["rewards"]) == [1.0] * 6 and result["unscored"] == 0, result
+            for shard in world.envs.runtime._shards:
+                assert len(os.listdir(f"/proc/{shard.worker.proc.pid}/task")) == 1
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    finally:
+        listener.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -162,6 +163,41 @@ def test_mcp_escape_attempts_are_error_results_and_the_server_answers_on(
     assert results[11][1] and "timeout" in texts[11]
     assert _result(texts[12]) == "2"
     assert server.alive()
+
+
+def test_mcp_sockets_threads_and_timers_are_refused_or_contained(server: HostileServer,
+                                                                 tmp: Path) -> None:
+    """Issue 31, items 2 and 4, through the server: a unix socket of the host (a path, an
+    abstract name) is not reached, threads are not started, and a timer that would run world
+    code between calls ends the worker, whose session is rebuilt without that call. Before: the
+    sockets connected, the threads and the timer ran on in the server's worker."""
+    path, abstract = str(tmp / "host.sock"), f"awm-host-{os.getpid()}"
+    listeners = []
+    for address in (path, "\0" + abstract):
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(address)
+        listener.listen()
+        listener.setblocking(False)
+        listeners.append(listener)
+    try:
+        before = _result(anyio.run(_mcp, server.url, [("count_notes", {})])[0][0])
+        add, count = ("add_note", {"body": "hello"}), ("count_notes", {})
+        results = anyio.run(_mcp, server.url, [
+            add, ("unix_connect", {"address": path}), ("unix_connect", {"address": "@" + abstract}),
+            ("spin_threads", {"threads": 2}), count, ("spin_on_timer", {}), count])
+        assert not results[0][1]
+        assert results[1][1] and results[2][1] and results[3][1], results[1:4]  # error results
+        for listener in listeners:
+            with pytest.raises(BlockingIOError):
+                listener.accept()  # nobody connected
+        assert _result(results[4][0]) == str(int(before) + 1)
+        assert results[5] == ("the tool call ended the process running it; the world was "
+                              "restored to its state before this call.", True)
+        assert _result(results[6][0]) == str(int(before) + 1)  # rebuilt without that call
+        assert server.alive()
+    finally:
+        for listener in listeners:
+            listener.close()
 
 
 def test_ws_sessions_verifiers_cannot_signal_the_server_or_read_its_secrets(
