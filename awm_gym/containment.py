@@ -115,8 +115,10 @@ class ContainmentPolicy:
         blocks_threads: refuse new threads (every ``clone``): nothing of a call can run on
             after it answered. Only for a process whose own code starts no thread later.
         socket_families: the only address families ``socket`` may create (``AF_UNIX`` is 1,
-            ``AF_INET`` 2, ``AF_INET6`` 10); ``socketpair`` only with ``AF_UNIX`` among them.
-            None: only ``blocks_network``'s rule.
+            ``AF_INET`` 2, ``AF_INET6`` 10); ``socketpair`` only with ``AF_UNIX`` among them
+            or ``allows_socketpair``. None: only ``blocks_network``'s rule.
+        allows_socketpair: with ``socket_families``, ``socketpair`` stays allowed (a connected
+            pair reaches nothing else; asyncio's event loop makes one).
         scratch_fs_mb: make ``scratch_dir`` a tmpfs of this size in a user and mount namespace
             of the process's own (:func:`awm_gym.kernel_sandbox.mount_scratch`); None: the
             directory stays where it is. Where the kernel refuses, the layer is missing (and
@@ -135,6 +137,7 @@ class ContainmentPolicy:
     signals_helpers: bool = False
     blocks_threads: bool = False
     socket_families: tuple[int, ...] | None = None
+    allows_socketpair: bool = False
     scratch_fs_mb: int | None = None
 
 
@@ -394,7 +397,7 @@ def _restrict_syscalls(policy: ContainmentPolicy, report: ContainmentReport) -> 
         rules.append(k.SyscallRule("socket", k.ALLOW, arg=0, values=families,
                                    otherwise=k.deny()) if families else
                      k.SyscallRule("socket", k.deny()))
-        if _AF_UNIX not in families:
+        if _AF_UNIX not in families and not policy.allows_socketpair:
             rules.append(k.SyscallRule("socketpair", k.deny()))
         blocked.append("sockets(" + ("+".join(_FAMILY_NAMES.get(f, str(f)) for f in families)
                                      or "none") + ")")
@@ -428,7 +431,8 @@ def _audit_hook(policy: ContainmentPolicy):  # noqa: ANN202 - a sys.addaudithook
                                   "call may run after it answers")
         if families is not None and event == "socket.__new__" and len(args) >= 2 \
                 and isinstance(args[1], int) and args[1] >= 0 and (  # -1: from a descriptor
-                args[1] not in families or policy.blocks_network and args[1] != _AF_UNIX):
+                args[1] not in families or policy.blocks_network and args[1] != _AF_UNIX) \
+                and not (args[1] == _AF_UNIX and policy.allows_socketpair):  # the kernel decides
             raise PermissionError("contained world code may not open sockets (family "
                                   f"{args[1]})")
         if policy.blocks_network and event == "socket.connect" and args:

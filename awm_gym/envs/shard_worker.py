@@ -104,7 +104,7 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
         blocks_network=not judged and not in_ray,
         file_size_mb=config.scratch_quota_mb, signals_helpers=True,
         blocks_threads=not judged and not in_ray,
-        socket_families=None if in_ray else families,
+        socket_families=None if in_ray else families, allows_socketpair=judged,
         scratch_fs_mb=None if in_ray else config.scratch_quota_mb)
     return containment.contain_this_process(policy, start_helpers).to_dict()
 
