@@ -1,7 +1,7 @@
 """Shards as Ray actors: ``backend="ray"`` places each of the ``num_workers`` shards in a cluster.
 
 Each shard is one Ray actor that starts, on its node, the same contained worker process a local
-shard runs (:class:`~awm_gym.envs.shards._Shard`: ``python -I`` on
+shard runs (:class:`~awm_gym.envs.process_shard.ProcessShard`: ``python -I`` on
 :mod:`awm_gym.envs.shard_worker`, the scrubbed environment, Landlock, seccomp without the
 network, ``RLIMIT_AS``, JSON replies) and relays frames to and from it: the actor's own process,
 which holds Ray's module and its sockets to the raylet, runs none of the world's code, so world
@@ -43,7 +43,7 @@ except ImportError:  # the optional extra; EnvConfig(backend="ray") says how to 
     ray = None
 
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.shards import _Progress, _Shard, decode_final_frame
+from awm_gym.envs.process_shard import ProcessShard, StepDeadlines, decode_final_frame
 from awm_gym.errors import EnvUsageError
 from awm_gym.worlds.template_db import default_cache_dir
 
@@ -90,12 +90,13 @@ caller's own deadline is usually shorter and ends the actor first."""
 
 
 class _ShardActor:
-    """The actor body: one local worker process (:class:`~awm_gym.envs.shards._Shard`) on this
-    node, started by the ``init`` request, and the frames relayed to and from it. Nothing of a
-    world is imported or run in this process."""
+    """The actor body: one local worker process on this node
+    (:class:`~awm_gym.envs.process_shard.ProcessShard`), started by the ``init`` request, and
+    the frames relayed to and from it. Nothing of a world is imported or run in this
+    process."""
 
     def __init__(self) -> None:
-        self.shard: _Shard | None = None
+        self.shard: ProcessShard | None = None
         self.config: EnvConfig | None = None
 
     def handle(self, message: tuple[Any, ...]) -> bytes | _Fault:
@@ -109,12 +110,12 @@ class _ShardActor:
                 config = dataclasses.replace(config, cache_dir=str(default_cache_dir()))
             self.config = config
             spec = (message[1], message[2], config, *message[4:-1])
-            self.shard = _Shard(spec, range(message[-1]))  # starts it and sends the init
+            self.shard = ProcessShard(spec, range(message[-1]))  # starts it and sends the init
         elif self.shard is None:
             return ("died", None)  # its worker was lost; the caller starts a new actor
         else:
             self.shard.request(message)
-        progress = _Progress(self.config)
+        progress = StepDeadlines(self.config)
         timed = kind in ("step", "call_tool")
         deadline = progress.deadline_for(0) if timed else time.monotonic() + _DEADLINE_S
         try:

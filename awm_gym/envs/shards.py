@@ -20,10 +20,10 @@ end truncated with ``info["worker_error"]``.
 
 The worker side is one class, :class:`~awm_gym.envs.shard_worker.ShardWorker`, and the parent
 talks to a shard through the :class:`Shard` protocol, so the same code runs a shard in a local
-process (:class:`_Shard`, over pipes) or in a Ray actor anywhere in a cluster
-(:mod:`awm_gym.envs.ray_shards`, ``backend="ray"``: the actor starts the same worker process
-on its node and relays its frames). When no instance can be named (a Ray actor itself died),
-the shard's stepped episodes are lost instead: they end truncated with
+process (:class:`~awm_gym.envs.process_shard.ProcessShard`, over pipes) or in a Ray actor
+anywhere in a cluster (:mod:`awm_gym.envs.ray_shards`, ``backend="ray"``: the actor starts the
+same worker process on its node and relays its frames). When no instance can be named (a Ray
+actor itself died), the shard's stepped episodes are lost instead: they end truncated with
 ``info["worker_error"]``, its other live instances get the same outcome when next stepped, and
 each needs a fresh reset.
 
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import subprocess
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -46,12 +45,11 @@ from typing import Any, Protocol
 from awm_gym import info_keys as K
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.process_shard import ProcessShard, StepDeadlines
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.runtime import LOADING, clip_text
+from awm_gym.envs.runtime import clip_text
 from awm_gym.envs.selection import tasks_of
-from awm_gym.envs.shard_worker import send_message
 from awm_gym.envs.warm_start import CatalogueTexts, warm_worlds
-from awm_gym.envs.worker_process import WorkerProcess
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldSkippedWarning
 from awm_gym.scoring.rewards import StepEnd, step_reward
 from awm_gym.vocab import ToolOutcome
@@ -60,7 +58,7 @@ from awm_gym.worlds.world_set import WorldSet
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["WORKER_ERROR", "Shard", "ShardFactory", "ShardedRuntime", "decode_final_frame"]
+__all__ = ["WORKER_ERROR", "Shard", "ShardFactory", "ShardedRuntime"]
 
 WORKER_ERROR = "worker_error"
 
@@ -111,101 +109,6 @@ ShardFactory = Callable[[tuple[Any, ...], range], Shard]
 """Builds a started shard from ``(spec, indices)``."""
 
 
-class _Shard:
-    """One local worker process (:class:`~awm_gym.envs.worker_process.WorkerProcess`) and the
-    global instance indices it owns."""
-
-    names_culprit = True
-
-    def __init__(self, spec: tuple[Any, ...], indices: range) -> None:
-        self.spec, self.indices = spec, indices
-        self.worker: WorkerProcess | None = None
-        self._kind = ""
-        self.start()
-
-    @property
-    def scratch(self) -> str:
-        """The running worker's scratch directory ('' when none runs)."""
-        return self.worker.scratch if self.worker is not None else ""
-
-    def start(self) -> None:
-        self.worker = WorkerProcess("awm_gym.envs.shard_worker", contained=bool(self.spec[3]),
-                                    runs_package_init=False)
-        self.request(("init", *self.spec, len(self.indices)))
-
-    def kill(self) -> None:
-        if self.worker is not None:
-            self.worker.kill()
-            self.worker = None
-
-    def restart(self) -> Any:
-        """Kill and start the worker again; returns its init reply."""
-        self.kill()
-        self.start()
-        return self.reply(time.monotonic() + 600)
-
-    def request(self, message: Any) -> None:
-        self._kind = message[0]
-        send_message(self.worker.requests, message)
-
-    def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
-        """The worker's answer; ``progress`` frames before it reset the deadline to
-        ``on_progress(pos)``. A frame that is not what the request asked for is a
-        :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the worker counts as dead)."""
-        return decode_final_frame(self._kind, self.reply_frame(deadline, on_progress))
-
-    def reply_frame(self, deadline: float,
-                    on_progress: Callable[[int], float] | None = None) -> bytes:
-        """The answer's frame (header and body) as the worker wrote it, after its ``progress``
-        frames (decoded and passed to ``on_progress``): a Ray actor relays it undecoded and the
-        caller checks it (:func:`decode_final_frame`)."""
-        replies = self.worker.replies
-        while True:
-            header = wire.read_exactly(replies, wire.HEADER.size, deadline)
-            json_size, blob_size = wire.HEADER.unpack(header)
-            if json_size > wire.MAX_JSON_BYTES:
-                raise wire.ProtocolError(f"a reply of {json_size} bytes is over the limit")
-            body = wire.read_exactly(replies, json_size + blob_size, deadline)
-            if not body.startswith(_PROGRESS):  # the answer: decoded by whoever uses it
-                return header + body
-            _, pos = wire.decode_reply(self._kind, body, json_size, blob_size)
-            if on_progress is not None:
-                deadline = on_progress(pos)
-
-    def call(self, message: Any, timeout_s: float = 120.0) -> Any:
-        self.request(message)
-        return self.reply(time.monotonic() + timeout_s)
-
-    def close(self) -> None:
-        if self.worker is not None:
-            try:
-                send_message(self.worker.requests, ("close",))
-                self.worker.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired, ValueError):
-                pass
-        self.kill()
-
-
-_PROGRESS = b'["progress",'
-"""How a progress frame's body starts (:func:`awm_gym.envs.wire.encode_reply`)."""
-
-
-def decode_final_frame(kind: str, frame: bytes) -> Any:
-    """The payload of the answer ``frame`` to a request of ``kind`` (header and body, checked
-    by :func:`awm_gym.envs.wire.decode_reply`); an ``error`` answer is raised, and a frame that
-    is not an answer is a :class:`~awm_gym.envs.wire.ProtocolError`."""
-    if len(frame) < wire.HEADER.size:
-        raise wire.ProtocolError(f"a reply to {kind!r} is not a frame")
-    json_size, blob_size = wire.HEADER.unpack(frame[:wire.HEADER.size])
-    if json_size > wire.MAX_JSON_BYTES or wire.HEADER.size + json_size + blob_size != len(frame):
-        raise wire.ProtocolError(f"a reply to {kind!r}: the frame's sizes do not add up")
-    status, payload = wire.decode_reply(kind, frame[wire.HEADER.size:], json_size, blob_size)
-    if status == "error":
-        raise payload
-    if status != "ok":
-        raise wire.ProtocolError(f"a reply to {kind!r} is a {status!r} frame, not an answer")
-    return payload
-
 
 def _ray_shards(config: EnvConfig, num_shards: int) -> ShardFactory:
     # the optional ray extra: imported only when asked for
@@ -217,7 +120,7 @@ def _ray_shards(config: EnvConfig, num_shards: int) -> ShardFactory:
 
 
 _SHARD_BACKENDS: dict[str, Callable[[EnvConfig, int], ShardFactory]] = {
-    "local": lambda config, num_shards: _Shard,
+    "local": lambda config, num_shards: ProcessShard,
     "ray": _ray_shards,
 }
 """``EnvConfig.backend`` -> a function of the config and the shard count that returns the shard
@@ -246,25 +149,6 @@ class _PendingStep:
     out: list[Any]
     sent: list[int]
     plan: dict[Any, tuple[list[int], list[int], list[list[Any]]]]
-
-
-class _Progress:
-    """Per-instance deadlines while a shard steps, and which instance was running."""
-
-    def __init__(self, config: EnvConfig) -> None:
-        self.config, self.running = config, None
-
-    def __call__(self, pos: int) -> float:
-        self.running = pos
-        return self.deadline_for(pos)
-
-    def deadline_for(self, pos: int) -> float:
-        if pos >= 0:
-            return time.monotonic() + self.config.tool_timeout_s + 5.0
-        if pos == LOADING:  # a world's code runs before its first call, as at import
-            return time.monotonic() + self.config.import_timeout_s + 10.0
-        judge_s = self.config.judge.timeout_s if self.config.judge is not None else 0.0
-        return time.monotonic() + 2 * self.config.verifier_timeout_s + judge_s + 10.0
 
 
 class ShardedRuntime:
@@ -298,7 +182,7 @@ class ShardedRuntime:
         allowed = None if tasks is None else {w: tuple(t) for w, t in tasks.items()}
         cache_writable, warm = True, {}
         if config.backend == "local":  # a Ray cluster's nodes keep caches of their own
-            warm = warm_worlds(world_set, self.worlds, shard_config, contained, _Shard)
+            warm = warm_worlds(world_set, self.worlds, shard_config, contained, ProcessShard)
             # workers that run tool calls see a warm cache read-only (only builders write it)
             cache_writable = not (contained and len(warm) == len(self.worlds))
         spec = (world_set.root, list(self.worlds), shard_config, contained, allowed,
@@ -397,7 +281,7 @@ class ShardedRuntime:
         indices, actions, out, sent = pending.indices, pending.actions, pending.out, pending.sent
         for shard, (positions, local, cols) in pending.plan.items():
             positions = [sent[p] for p in positions]
-            progress = _Progress(self.config)
+            progress = StepDeadlines(self.config)
             try:
                 results = self._checked(shard.reply(progress.deadline_for(0), progress),
                                         len(positions), "step", shard)
@@ -461,7 +345,7 @@ class ShardedRuntime:
                 truncated = dict(zip(blamed, shard.call(("lost_turn", [local[k] for k in blamed])),
                                      strict=True))
                 if pending:
-                    progress = _Progress(self.config)
+                    progress = StepDeadlines(self.config)
                     shard.request(("step", [local[k] for k in pending],
                                    [actions[k] for k in pending]))
                     try:
@@ -600,7 +484,7 @@ class ShardedRuntime:
                     "lost; start a new session.", True)
         shard, local = self._owner[key]
         calls = self._tool_calls.setdefault(key, [])  # the worker may open its database now
-        progress = _Progress(self.config)
+        progress = StepDeadlines(self.config)
         shard.request(("call_tool", local, world, name, arguments))
         try:
             result = shard.reply(progress.deadline_for(0), progress)

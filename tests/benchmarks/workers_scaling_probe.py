@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--setups", nargs="+", default=list(SETUPS), choices=list(SETUPS))
+    parser.add_argument("--rounds", type=int, default=7, help="timed steps per cell")
     opts = parser.parse_args(argv)
     setups = [s for s in opts.setups
               if "Ray" not in s or importlib.util.find_spec("ray") is not None]
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     for n in opts.sizes:
         cells = []
         for name in setups:
-            ms, workers = median_step_ms(n, SETUPS[name])
+            ms, workers = median_step_ms(n, SETUPS[name], opts.rounds)
             cells.append(f"{ms:.1f} ms ({workers} w)")
         print(f"| {n} | " + " | ".join(cells) + " |", flush=True)
 

@@ -11,6 +11,7 @@ import gymnasium as gym
 
 import awm_gym  # noqa: F401 - registers the built-in worlds
 from awm_gym.envs import shards, wire
+from awm_gym.envs.process_shard import ProcessShard
 
 READ = '<tool_call>{"name": "get_track", "arguments": {"track_id": 1}}</tool_call>'
 
@@ -21,7 +22,7 @@ def _forged(payload: object) -> tuple[str, object]:
     return wire.decode_reply("step", body, len(body), 0)[1]
 
 
-class _ForgingShard(shards._Shard):
+class _ForgingShard(ProcessShard):
     """A real worker whose next step reply is replaced by ``forged`` (then the real one is
     read and dropped, as the caller would see the forged frame first)."""
 

@@ -15,6 +15,7 @@ import pytest
 from awm_gym.containment import scrubbed_environment
 from awm_gym.envs import shards, wire
 from awm_gym.envs.config import EnvConfig
+from awm_gym.envs.process_shard import ProcessShard
 from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.envs.vector_env import AWMVectorEnv
@@ -82,7 +83,7 @@ def test_a_worker_reads_the_callers_cache_and_parses_no_world(warm_tiny, tmp_pat
     assert (status, parsed, started) == ("ok", [], worlds)
 
 
-class _RecordingShard(shards._Shard):
+class _RecordingShard(ProcessShard):
     """A real worker whose step replies are kept as decoded, before the caller resolves them."""
 
     seen: list = []
