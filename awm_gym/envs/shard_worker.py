@@ -1,4 +1,4 @@
-"""The worker side of a shard: a WorldRuntime that answers requests, in a process or a Ray actor.
+"""The worker side of a shard: a WorldRuntime that answers requests, in a worker process.
 
 :class:`ShardWorker` holds one :class:`~awm_gym.envs.runtime.WorldRuntime` and turns each request
 tuple into one call of it. A local shard worker (:mod:`awm_gym.envs.shards`) runs it in a process
@@ -6,7 +6,9 @@ started with ``python -I`` (:class:`~awm_gym.envs.worker_process.WorkerProcess`)
 on one inherited descriptor, replies leave as checked JSON frames (:mod:`awm_gym.envs.wire`) on
 another; stdin is ``/dev/null`` and stdout/stderr go to a log file in the worker's scratch
 directory, so nothing world code prints reaches the caller's reader. A Ray actor
-(:mod:`awm_gym.envs.ray_shards`) holds one and returns the same frames. A contained worker
+(:mod:`awm_gym.envs.ray_shards`) starts the same process on its node and relays its frames (no
+caller passes ``ray_paths`` since issue 31: nothing of a world runs in a Ray process). A
+contained worker
 applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs, and
 holds its scratch directory to a total size (:mod:`awm_gym.envs.scratch_quota`).
 """
@@ -112,8 +114,8 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
 class ShardWorker:
     """The worker side of a shard: a :class:`WorldRuntime` answering one request at a time.
 
-    A local worker process runs it over pipes (:func:`_serve`); a Ray actor holds one
-    (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
+    A worker process runs it over pipes (:func:`_serve`), started by the caller or by a Ray
+    actor (:mod:`awm_gym.envs.ray_shards`). Requests are tuples: ``("init", root, worlds, config,
     contained, tasks, cache_writable, warm, n)`` first, then ``reset``, ``step``, ``lost_turn``,
     ``tools_text``, ``tools``,
     ``snapshot``, ``template``, ``title``, ``call_tool``, ``end_tool_session`` with the arguments
