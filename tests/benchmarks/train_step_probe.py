@@ -101,7 +101,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
         return collect_episodes(*args, **kwargs, pipeline=next(calls))
 
     try:
-        model, tokenizer = load_model_and_tokenizer(a.model, "cpu")
+        model, tokenizer = load_model_and_tokenizer(a.model, a.device)
         t = time.perf_counter()
         if a.warm_start_steps:
             dataset = record_oracle(cfg.rollout, [(WORLD, TASK)], work,
@@ -224,7 +224,7 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
                           temperature=a.temperature, learning_rate=a.lr,
                           lr_scheduler_type="constant",
                           max_grad_norm=1.0, logging_steps=1, report_to="none",
-                          save_strategy="no", use_cpu=True, seed=a.seed)
+                          save_strategy="no", use_cpu=a.device == "cpu", seed=a.seed)
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args,
                               peft_config=peft_config,
                               reward_funcs=[awm_reward], environment_factory=env_cls,
@@ -309,6 +309,11 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
                         "instead of the tiny model")
     p.add_argument("--lora-r", type=int, default=0, help="LoRA rank on both sides (0: off)")
     p.add_argument("--out", default=None, help="write the results here (JSON)")
+    p.add_argument("--model-path", default=None,
+                   help="a model folder to use instead of building one (--smollm2: the "
+                        "compact catalogue for ours, as for an exported SmolLM2)")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                   help="where both sides train and sample (scripts/gpu_real_model.py: cuda)")
     p.add_argument("--side", choices=SIDES, default=None, help=argparse.SUPPRESS)
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.add_argument("--work", default=None, help=argparse.SUPPRESS)
@@ -324,7 +329,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from agents.tiny_model import TinyModelConfig, build_tiny_model
 
     with tempfile.TemporaryDirectory(prefix="train_step_bench_") as work:
-        if a.smollm2:
+        if a.model_path:
+            model = a.model_path
+        elif a.smollm2:
             from agents.pretrained import export_smollm2
 
             model = str(export_smollm2(Path(work) / "smollm2"))
