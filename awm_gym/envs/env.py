@@ -24,6 +24,7 @@ from awm_gym.envs.runtime import WorldRuntime
 from awm_gym.envs.selection import select
 from awm_gym.envs.shards import ShardedRuntime
 from awm_gym.envs.spaces import UnicodeText
+from awm_gym.envs.world_shards import WorldShardedRuntime
 from awm_gym.errors import EnvUsageError
 from awm_gym.worlds.exclusions import Exclusions
 from awm_gym.worlds.splits import OnMismatch, Split, Subset
@@ -36,8 +37,9 @@ class AWMEnv(gym.Env[str, str]):
 
     ``reset(seed=..., options={"task_idx": k, "world": name})``: the seed picks the task unless
     ``task_idx`` pins it (among the tasks of ``subset`` when made with a ``split``, as
-    :class:`~awm_gym.envs.vector_env.AWMVectorEnv`). ``step(text)`` returns ``(observation, reward, terminated, truncated,
-    info)``; the keys of ``info`` are listed in :mod:`awm_gym.info_keys`.
+    :class:`~awm_gym.envs.vector_env.AWMVectorEnv`). ``step(text)`` returns ``(observation,
+    reward, terminated, truncated, info)``; the keys of ``info`` are listed in
+    :mod:`awm_gym.info_keys`.
     """
 
     metadata = {"render_modes": []}
@@ -58,7 +60,9 @@ class AWMEnv(gym.Env[str, str]):
         sel = select(world_set, worlds, split, subset, split_mismatch, exclude)
         self.excluded_tasks = sel.excluded
         ws = sel.world_set
-        if self.config.sharding.is_contained(ws.root, BUILTIN_WORLDS_DIR):
+        if self.config.sharding.isolation == "world":  # each world in a worker of its own
+            self._attach(WorldShardedRuntime(ws, sel.worlds, 1, self.config, tasks=sel.tasks))
+        elif self.config.sharding.is_contained(ws.root, BUILTIN_WORLDS_DIR):
             self._attach(ShardedRuntime(ws, sel.worlds, 1, self.config, 1, contained=True,
                                         tasks=sel.tasks))
         else:

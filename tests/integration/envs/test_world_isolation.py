@@ -142,3 +142,22 @@ def test_world_isolation_matches_the_in_process_runtime(root: str) -> None:
             envs.close()
     assert runs[1] == runs[0]
     assert set(runs[0][1]["world"]) == {HOSTILE, BENIGN}
+
+
+def test_a_single_env_over_a_mix_runs_each_world_in_its_own_process(root: str) -> None:
+    """``gym.make`` (one instance whose episodes change worlds) keeps the worlds apart too: code
+    a hostile episode leaves in its process never shares one with a benign episode."""
+    import gymnasium as gym
+
+    env = gym.make("AWM/mix-v0", world_set=root, isolation="world")
+    try:
+        runtime = env.unwrapped.runtime
+        pids = {}
+        for world in (HOSTILE, BENIGN):
+            env.reset(seed=0, options={"world": world})
+            obs, *_ = env.step(COUNT)
+            assert json.loads(obs) == {"result": "1"}
+            pids[world] = runtime._runtimes[world]._shards[0].worker.proc.pid
+        assert pids[HOSTILE] != pids[BENIGN]
+    finally:
+        env.close()
