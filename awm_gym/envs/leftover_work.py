@@ -2,8 +2,8 @@
 
 World code may try to keep running once its action has answered: threads (refused by seccomp in
 a contained worker, :mod:`awm_gym.containment`, where the kernel has it), interval timers, POSIX
-timers and signal handlers (which would run world code while the worker waits for its next
-request). :class:`LeftoverWork` notes the process's state once containment is applied and
+timers and handlers of the signals the kernel sends by itself (which would run world code while
+the worker waits for its next request). :class:`LeftoverWork` notes the process's state once containment is applied and
 :meth:`LeftoverWork.found` names what an action left behind; the worker then ends itself before
 it answers, so the caller restarts it and replays its episodes without that action (as for a
 worker that died in it: :mod:`awm_gym.envs.shards`), and the action reads that it ended its
@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
 
@@ -29,46 +30,76 @@ __all__ = ["IDLE_CPU_S", "LeftoverWork"]
 IDLE_CPU_S = 2
 """CPU-seconds a worker may use between answering and its next request (reading it)."""
 _TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-_SIGNALS = sorted(set(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP})
+# what the kernel sends a process without a timer of its own: a handler for one of these could
+# run world code between calls (O_ASYNC on a descriptor, a closed pipe, RLIMIT_CPU, ...); a
+# handler for any other signal needs a timer or a thread to fire, and those are checked
+_SIGNALS = tuple(getattr(signal, name) for name in (
+    "SIGIO", "SIGURG", "SIGPIPE", "SIGCHLD", "SIGXCPU", "SIGXFSZ", "SIGWINCH", "SIGHUP")
+    if hasattr(signal, name))
+_PROC_TIMERS = "/proc/self/timers"
 
 
-def _handlers() -> dict[int, object]:
-    return {s: signal.getsignal(s) for s in _SIGNALS}
-
-
-def _posix_timers() -> bool:
-    try:
-        with open("/proc/self/timers", "rb") as f:
-            return bool(f.read(1))
-    except OSError:  # a kernel without it: the CPU limit is the backstop
-        return False
+def _handlers() -> tuple[object, ...]:
+    return tuple(signal.getsignal(s) for s in _SIGNALS)
 
 
 class LeftoverWork:
     """The state of this process when it is idle (built after containment): its thread count
-    and signal handlers, no interval timer armed."""
+    and signal handlers, no timer armed.
 
-    def __init__(self) -> None:
+    Args:
+        counts_threads: count threads after each action (where the kernel did not refuse
+            them: a worker with the LLM judge, a kernel without seccomp).
+    """
+
+    def __init__(self, *, counts_threads: bool = True) -> None:
+        self.counts_threads = counts_threads
         self.threads = kernel_sandbox.thread_count()
         self.handlers = _handlers()
         _, self.cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
+        self._timers_fd, self._timers_id = -1, (0, 0)
+        try:  # kept open: a pread costs ~1 us where an open costs ~15
+            self._timers_fd = os.open(_PROC_TIMERS, os.O_RDONLY | os.O_CLOEXEC)
+            st = os.fstat(self._timers_fd)
+            self._timers_id = (st.st_dev, st.st_ino)
+        except OSError:  # a kernel without it: the CPU limit is the backstop
+            pass
+
+    def _posix_timers(self) -> bool:
+        if self._timers_fd < 0:
+            return False
+        try:
+            st = os.fstat(self._timers_fd)
+            if (st.st_dev, st.st_ino) == self._timers_id:
+                return bool(os.pread(self._timers_fd, 1, 0))
+        except OSError:
+            pass
+        try:  # world code closed or replaced the descriptor: read it anew
+            with open(_PROC_TIMERS, "rb") as f:
+                return bool(f.read(1))
+        except OSError:
+            return True  # cannot tell: count it as left
 
     def begin(self) -> None:
         """An action starts: threads counted now (the worker's own, such as the LLM judge's
         client, may have started between actions) are not its."""
-        self.threads = kernel_sandbox.thread_count()
+        if self.counts_threads:
+            self.threads = kernel_sandbox.thread_count()
 
     def found(self) -> str | None:
         """What the action since :meth:`begin` left running (None: nothing): threads, timers,
         signal handlers."""
-        threads = kernel_sandbox.thread_count()
-        if threads > self.threads:
-            return f"{threads - self.threads} thread(s) still running"
-        if any(signal.getitimer(t) != (0.0, 0.0) for t in _TIMERS) or _posix_timers():
+        if self.counts_threads:
+            threads = kernel_sandbox.thread_count()
+            if threads > self.threads:
+                return f"{threads - self.threads} thread(s) still running"
+        if any(signal.getitimer(t) != (0.0, 0.0) for t in _TIMERS) or self._posix_timers():
             return "a timer still armed"
-        changed = [s for s, h in _handlers().items() if h is not self.handlers[s]]
-        if changed:
-            return f"a handler for signal {changed[0]} installed"
+        handlers = _handlers()
+        if handlers != self.handlers:
+            changed = next(s for s, h, k in zip(_SIGNALS, handlers, self.handlers, strict=True)
+                           if h is not k)
+            return f"a handler for signal {changed} installed"
         return None
 
     def idle(self) -> None:

@@ -268,7 +268,8 @@ class ShardWorker:
             self.quota = ScratchQuota(tempfile.tempdir, config.scratch_quota_mb,
                                       is_filesystem="scratch_fs" in report["active"])
         if contained and self.ray_paths is None:
-            self.leftovers = LeftoverWork()
+            refused = "threads" in report["active"].get("seccomp", "")
+            self.leftovers = LeftoverWork(counts_threads=not refused)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,
