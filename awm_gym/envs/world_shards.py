@@ -52,7 +52,8 @@ logger = logging.getLogger(__name__)
 __all__ = ["WorldShardedRuntime", "MAX_PARALLEL_STARTS"]
 
 MAX_PARALLEL_STARTS = 16
-"""Worlds whose workers start at once (each start waits on its processes, not on this one)."""
+"""Worlds whose workers start (or close) at once: each waits on its processes, not on this
+one."""
 
 
 class WorldShardedRuntime:
@@ -195,6 +196,8 @@ class WorldShardedRuntime:
             runtime.end_tool_session(key)
 
     def close(self) -> None:
+        """Close every world's runtime, many at once (each waits on its workers' exits)."""
         runtimes, self._runtimes = list(self._runtimes.values()), {}
-        for runtime in runtimes:
-            runtime.close()
+        if runtimes:
+            with ThreadPoolExecutor(min(MAX_PARALLEL_STARTS, len(runtimes))) as pool:
+                list(pool.map(ShardedRuntime.close, runtimes))
