@@ -292,7 +292,7 @@ def _unlink(path: str) -> None:
 def _contain(workdir: str, containment_path: str | None) -> None:
     """Apply :mod:`awm_gym.containment` (loaded by path: this worker never imports awm_gym):
     the verifier may read the Python installation and write its work directory, nothing else;
-    no processes, no network, no secrets in the environment."""
+    no processes, no threads, no new socket of any family, no secrets in the environment."""
     if containment_path is None:
         return
     import importlib.util
@@ -303,8 +303,9 @@ def _contain(workdir: str, containment_path: str | None) -> None:
     spec.loader.exec_module(module)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the pool reports missing layers once, in the caller
-        module.contain_this_process(module.ContainmentPolicy(
-            scratch_dir=workdir, memory_mb=None, file_size_mb=_FILE_SIZE_MB))
+        module.contain_this_process(module.ContainmentPolicy(  # no socket, no thread after
+            scratch_dir=workdir, memory_mb=None, file_size_mb=_FILE_SIZE_MB,  # its own pipe
+            socket_families=(), blocks_threads=True))
 
 
 def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: int) -> None:

@@ -140,3 +140,33 @@ def test_a_verifiers_environment_block_holds_no_secret(tmp_path) -> None:
     done = run_hostile(code, tmp_path, AWM_TEST_SECRET="sk-do-not-leak")
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert "caller alive: complete" in done.stdout
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("attack", ["thread", "unix"])
+def test_a_verifier_starts_no_thread_and_opens_no_unix_socket(tmp_path, attack: str) -> None:
+    """Issue 31, items 2 and 4, in a verifier worker: a thread that would spin after the
+    verification answered, a unix socket of the host. Before: both worked, the verifier said
+    complete and the thread spun on in the worker."""
+    import socket
+
+    path = tmp_path / "host.sock"
+    body = ("    import threading\n"
+            "    threading.Thread(target=lambda: [0 for _ in iter(int, 1)], daemon=True).start()\n"
+            if attack == "thread" else
+            "    import socket\n"
+            f"    socket.socket(socket.AF_UNIX).connect({str(path)!r})\n")
+    code = ("def verify_task_completion(initial_db_path, final_db_path, final_answer=None):\n"
+            + body + "    return {'result': 'complete'}\n")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen()
+    listener.setblocking(False)
+    try:
+        done = run_hostile(code, tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "caller alive: verifier_error exception" in done.stdout, done.stdout
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    finally:
+        listener.close()
