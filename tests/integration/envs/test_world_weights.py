@@ -34,7 +34,7 @@ def test_without_weights_the_draw_is_uniform_over_tasks_as_before() -> None:
     envs = gym.make_vec("AWM/mix-v0", num_envs=64)
     try:
         runtime = envs.runtime
-        expected = [runtime._tasks[random.Random(s).randrange(len(runtime._tasks))]
+        expected = [runtime.tasks[random.Random(s).randrange(len(runtime.tasks))]
                     for s in range(64)]
         _, info = envs.reset(seed=0)
         assert list(zip(info["world"], info["task_idx"], strict=True)) == expected
