@@ -185,6 +185,8 @@ def test_world_code_cannot_reach_the_ray_cluster(ray_cluster: None, tmp_path: An
     envs = AWMVectorEnv(num_envs=2, world_set=str(root), num_workers=1, backend="ray",
                         tool_timeout_s=30.0)
     try:
+        shard = envs.runtime._shards[0]
+        assert shard.worker_pid() not in (None, shard.pid())  # the world's own process
         envs.reset(seed=0, options={"world": [HOSTILE, BENIGN]})
         add = _call("add_row", {"body": "hello"})
         obs, reward, terminated, truncated, info = envs.step(
