@@ -2,15 +2,15 @@
 
 :class:`ShardWorker` holds one :class:`~awm_gym.envs.runtime.WorldRuntime` and turns each request
 tuple into one call of it. A local shard worker (:mod:`awm_gym.envs.shards`) runs it in a process
-started with ``python -I`` (:class:`~awm_gym.envs.worker_process.WorkerProcess`): requests arrive as length-prefixed pickles
-on one inherited descriptor, replies leave as checked JSON frames (:mod:`awm_gym.envs.wire`) on
-another; stdin is ``/dev/null`` and stdout/stderr go to a log file in the worker's scratch
-directory, so nothing world code prints reaches the caller's reader. A Ray actor
-(:mod:`awm_gym.envs.ray_shards`) starts the same process on its node and relays its frames (no
-caller passes ``ray_paths`` since issue 31: nothing of a world runs in a Ray process). A
-contained worker
-applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs, and
-holds its scratch directory to a total size (:mod:`awm_gym.envs.scratch_quota`).
+started with ``python -I`` (:class:`~awm_gym.envs.worker_process.WorkerProcess`): requests
+arrive as length-prefixed pickles on one inherited descriptor, replies leave as checked JSON
+frames (:mod:`awm_gym.envs.wire`) on another; stdin is ``/dev/null`` and stdout/stderr go to a
+log file in the worker's scratch directory, so nothing world code prints reaches the caller's
+reader. A Ray actor (:mod:`awm_gym.envs.ray_shards`) starts the same process on its node and
+relays its frames (since issue 31 nothing of a world runs in a Ray process). A contained worker
+applies :mod:`awm_gym.containment` once its worlds are loaded, before any world code runs, holds
+its scratch directory to a total size (:mod:`awm_gym.envs.scratch_quota`) and ends itself after
+an action that left work running (:mod:`awm_gym.envs.leftover_work`).
 """
 
 from __future__ import annotations
@@ -75,8 +75,7 @@ def receive_message(stream: BinaryIO) -> Any:
 
 
 def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable[[], None],
-             cache_writable: bool, *, shm: str, ray_paths: tuple[str, ...] | None = None
-             ) -> dict[str, dict[str, str]]:
+             cache_writable: bool, *, shm: str) -> dict[str, dict[str, str]]:
     """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
     the template cache, write ``scratch`` (and the cache only in a worker that builds cold
     worlds), and nothing else.
@@ -85,29 +84,21 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
     one), no new socket of any family (but ``AF_INET``/``AF_INET6`` for the judge), and a
     scratch directory that is a tmpfs of the scratch quota in namespaces
     of its own (a network namespace too without the judge).
-
-    In a Ray actor (``ray_paths``: the directories Ray writes on this node) the process keeps
-    what Ray itself needs: new TCP sockets (its gRPC connections; the network stays open),
-    threads, writes below ``ray_paths`` (logs, sockets, spilled objects) and no address-space
-    limit (the object store is mapped into the process). See docs/runtime.md, 'Ray'.
     """
     cache = str(config.cache_dir or default_cache_dir())
     os.makedirs(cache, exist_ok=True)
-    in_ray = ray_paths is not None
     judged = config.judge is not None
     families = (socket.AF_INET, socket.AF_INET6) if judged else ()  # the verifier pool's new
     # workers come from its spawner (awm_gym.scoring.verifier_spawner), over a socketpair
     # made before this
     policy = containment.ContainmentPolicy(
-        scratch_dir=scratch, memory_mb=None if in_ray else config.worker_memory_mb,
+        scratch_dir=scratch, memory_mb=config.worker_memory_mb,
         read_paths=(os.path.realpath(root), cache),
-        write_paths=(shm, *((cache,) if cache_writable else ()), *(ray_paths or ())),
-        # the LLM judge is called from the worker; Ray talks over TCP
-        blocks_network=not judged and not in_ray,
+        write_paths=(shm, *((cache,) if cache_writable else ())),
+        blocks_network=not judged,  # the LLM judge is called from the worker
         file_size_mb=config.scratch_quota_mb, signals_helpers=True,
-        blocks_threads=not judged and not in_ray,
-        socket_families=None if in_ray else families, allows_socketpair=judged,
-        scratch_fs_mb=None if in_ray else config.scratch_quota_mb)
+        blocks_threads=not judged, socket_families=families, allows_socketpair=judged,
+        scratch_fs_mb=config.scratch_quota_mb)
     return containment.contain_this_process(policy, start_helpers).to_dict()
 
 
@@ -122,14 +113,13 @@ class ShardWorker:
     of the :class:`WorldRuntime` method.
 
     Args:
-        ray_paths: set in a Ray actor: the directories Ray writes on this node; containment
-            then keeps what Ray needs (see :func:`_contain`).
+        scratch: the scratch directory (a contained worker makes one where None).
+        shm: its area in ``/dev/shm`` (made, and removed at close, where None).
     """
 
-    def __init__(self, *, ray_paths: tuple[str, ...] | None = None,
-                 scratch: str | None = None, shm: str | None = None) -> None:
-        self.ray_paths, self.scratch, self.shm = ray_paths, scratch, shm
-        self._own_shm = False  # made by this object (a Ray actor's): removed at close
+    def __init__(self, *, scratch: str | None = None, shm: str | None = None) -> None:
+        self.scratch, self.shm = scratch, shm
+        self._own_shm = False  # made by this object: removed at close
         self.runtime: WorldRuntime | None = None
         self.quota: ScratchQuota | None = None  # a contained worker's scratch quota
         self.leftovers: LeftoverWork | None = None  # a contained worker process's idle state
@@ -254,20 +244,19 @@ class ShardWorker:
                 pass  # WorldRuntime below leaves it out, or raises, as it should
         if contained:  # every temporary file of this process, multiprocessing's too
             tempfile.tempdir = self.scratch or tempfile.mkdtemp(prefix="awm-world-")
-        if contained and self.shm is None:  # a Ray actor: its own area, made here
+        if contained and self.shm is None:  # none given: its own area, made here
             self.shm, self._own_shm = shared_memory_area(), True
         pool = VerifierPool(num_workers=config.verifier_workers,
                             timeout_s=config.verifier_timeout_s, state_dir=self.shm)
         # its processes must exist before this one gives up starting any; started inside the
         # worker's Landlock domain, so the worker may still signal (time out) them
-        start = functools.partial(pool.start, spawner=self.ray_paths is None)
-        report = (_contain(root, config, tempfile.tempdir, start, cache_writable,
-                           shm=self.shm, ray_paths=self.ray_paths)
+        start = functools.partial(pool.start, spawner=True)  # no new socket after containment
+        report = (_contain(root, config, tempfile.tempdir, start, cache_writable, shm=self.shm)
                   if contained else pool.start())
         if contained:
             self.quota = ScratchQuota(tempfile.tempdir, config.scratch_quota_mb,
                                       is_filesystem="scratch_fs" in report["active"])
-        if contained and self.ray_paths is None:
+        if contained:
             refused = "threads" in report["active"].get("seccomp", "")
             self.leftovers = LeftoverWork(counts_threads=not refused)
         with warnings.catch_warnings(record=True) as caught:
