@@ -120,3 +120,30 @@ def test_clearing_keeps_sockets_and_truncates_the_log(tmp_path: Path) -> None:
         assert not quota.exceeded()
     finally:
         listener.close()
+
+
+_NO_NAMESPACE = """
+import tempfile, threading, time, warnings
+from awm_gym import containment
+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()  # unshare needs one thread
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    report = containment.contain_this_process(containment.ContainmentPolicy(
+        scratch_dir=tempfile.mkdtemp(), memory_mb=None, scratch_fs_mb=1))
+print(report.missing.get("scratch_fs", "-"))
+print(any("scratch_fs is not active" in str(w.message) for w in caught))
+"""
+
+
+def test_where_the_worker_cannot_have_its_tmpfs_it_says_so_loudly(tmp_path: Path) -> None:
+    """No silent fallback (issue 31, item 3): the layer is reported missing, with why, and a
+    RuntimeWarning names it; the quota is then checked after each action only."""
+    import subprocess
+
+    repo = str(Path(__file__).resolve().parents[3])
+    run = subprocess.run([sys.executable, "-c", _NO_NAMESPACE], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": repo})
+    assert run.returncode == 0, run.stderr[-2000:]
+    why, warned = run.stdout.splitlines()
+    assert "more than one thread" in why and "after each action only" in why
+    assert warned == "True"
