@@ -28,7 +28,17 @@ import signal
 
 from awm_gym import kernel_sandbox
 
-__all__ = ["IDLE_CPU_S", "LeftoverWork"]
+__all__ = ["EXIT_STATUS", "IDLE_CPU_S", "REASON", "LeftoverWork", "WorkLeftRunning"]
+
+EXIT_STATUS = 70
+"""The status a worker ends with when an action left work running (its caller reads it)."""
+REASON = "left work running after it answered"
+"""How the caller names that cause (``info["worker_error"]``, the action's observation)."""
+
+
+class WorkLeftRunning(EOFError):
+    """The caller's side: the worker ended itself with :data:`EXIT_STATUS` (an ``EOFError``,
+    handled as a worker that died, but named for what the action did)."""
 
 IDLE_CPU_S = 2
 """CPU-seconds a worker may use between answering and its next request (reading it)."""

@@ -17,13 +17,22 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from awm_gym.envs import wire
+from awm_gym.envs import leftover_work, wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.runtime import LOADING
 from awm_gym.envs.shard_worker import send_message
 from awm_gym.envs.worker_process import WorkerProcess
 
-__all__ = ["ProcessShard", "StepDeadlines", "decode_final_frame"]
+__all__ = ["ProcessShard", "StepDeadlines", "decode_final_frame", "failure_reason"]
+
+
+def failure_reason(error: BaseException) -> str:
+    """How a shard's failure is named (``info["worker_error"]``, the observation): ``timed
+    out``, the worker ended itself because an action left work running
+    (:data:`~awm_gym.envs.leftover_work.REASON`), else ``died``."""
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    return leftover_work.REASON if isinstance(error, leftover_work.WorkLeftRunning) else "died"
 
 
 class ProcessShard:
@@ -73,7 +82,26 @@ class ProcessShard:
                     on_progress: Callable[[int], float] | None = None) -> bytes:
         """The answer's frame (header and body) as the worker wrote it, after its ``progress``
         frames (decoded and passed to ``on_progress``): a Ray actor relays it undecoded and the
-        caller checks it (:func:`decode_final_frame`)."""
+        caller checks it (:func:`decode_final_frame`). A worker that ended itself because an
+        action left work running raises :class:`~awm_gym.envs.leftover_work.WorkLeftRunning`."""
+        try:
+            return self._read_answer(deadline, on_progress)
+        except wire.ProtocolError:
+            raise
+        except EOFError as e:
+            if self._exit_status() == leftover_work.EXIT_STATUS:
+                raise leftover_work.WorkLeftRunning(
+                    f"the worker {leftover_work.REASON} (see its log)") from e
+            raise
+
+    def _exit_status(self) -> int | None:
+        """The worker's exit status once it has ended (its pipe closed), else None."""
+        try:
+            return self.worker.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:  # alive: world code closed the pipe, not an exit
+            return None
+
+    def _read_answer(self, deadline: float, on_progress: Callable[[int], float] | None) -> bytes:
         replies = self.worker.replies
         while True:
             header = wire.read_exactly(replies, wire.HEADER.size, deadline)

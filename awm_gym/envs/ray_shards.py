@@ -42,8 +42,14 @@ try:
 except ImportError:  # the optional extra; EnvConfig(backend="ray") says how to install it
     ray = None
 
+from awm_gym.envs import leftover_work
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.process_shard import ProcessShard, StepDeadlines, decode_final_frame
+from awm_gym.envs.process_shard import (
+    ProcessShard,
+    StepDeadlines,
+    decode_final_frame,
+    failure_reason,
+)
 from awm_gym.errors import EnvUsageError
 from awm_gym.worlds.template_db import default_cache_dir
 
@@ -122,7 +128,7 @@ class _ShardActor:
             return self.shard.reply_frame(deadline, progress if timed else None)
         except (EOFError, TimeoutError, OSError) as e:
             self._stop_worker()
-            return ("timed out" if isinstance(e, TimeoutError) else "died", progress.running)
+            return (failure_reason(e), progress.running)
 
     def _stop_worker(self) -> None:
         if self.shard is not None:
@@ -219,7 +225,8 @@ class RayShard:
             reason, running = frame
             if running is not None and on_progress is not None:
                 on_progress(running)
-            error = TimeoutError if reason == "timed out" else EOFError
+            error = {"timed out": TimeoutError,
+                     leftover_work.REASON: leftover_work.WorkLeftRunning}.get(reason, EOFError)
             raise error(f"{self!r}: the worker process {reason}")
         if not isinstance(frame, bytes):
             raise EOFError(f"{self!r}: the actor's reply is not a frame")

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 from awm_gym import containment
 from awm_gym import info_keys as K
 from awm_gym.boundary import Failure, capture
-from awm_gym.envs import wire
+from awm_gym.envs import leftover_work, wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.leftover_work import LeftoverWork
 from awm_gym.envs.prepared import probe_world_of_set
@@ -220,7 +220,7 @@ class ShardWorker:
             sys.stderr.write(f"awm_gym worker: an action left work running after it answered "
                              f"({left}); ending the worker\n")
             sys.stderr.flush()
-            os._exit(70)
+            os._exit(leftover_work.EXIT_STATUS)
 
     def _init(self, root: str, worlds: list[str], config: EnvConfig, contained: bool,
               tasks: dict[str, tuple[int, ...]] | None, cache_writable: bool,

@@ -45,7 +45,8 @@ from typing import Any, Protocol
 from awm_gym import info_keys as K
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.process_shard import ProcessShard, StepDeadlines
+from awm_gym.envs.leftover_work import REASON as LEFT_WORK
+from awm_gym.envs.process_shard import ProcessShard, StepDeadlines, failure_reason
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.runtime import clip_text
 from awm_gym.envs.selection import tasks_of
@@ -286,7 +287,7 @@ class ShardedRuntime:
                 results = self._checked(shard.reply(progress.deadline_for(0), progress),
                                         len(positions), "step", shard)
             except (EOFError, TimeoutError, OSError) as e:
-                reason = "timed out" if isinstance(e, TimeoutError) else "died"
+                reason = failure_reason(e)
                 logger.warning("worker for instances %d-%d %s (%s); restarting it",
                                shard.indices.start, shard.indices.stop - 1, reason, e)
                 culprit = progress.running if shard.names_culprit else None
@@ -356,7 +357,7 @@ class ShardedRuntime:
                     results.update(zip(pending, out, strict=True))
                 break
             except (EOFError, TimeoutError, OSError) as e:
-                reason = "timed out" if isinstance(e, TimeoutError) else "died"
+                reason = failure_reason(e)
                 logger.warning("worker for instances %d-%d %s again (%s)", shard.indices.start,
                                shard.indices.stop - 1, reason, e)
         for k, why in blamed.items():
@@ -370,7 +371,8 @@ class ShardedRuntime:
         episode.turns.append(None)
         info = {K.WORLD: episode.world, K.TASK_IDX: episode.task_idx, K.STEP: len(episode.turns),
                 K.ACTION_KIND: "tool_call", K.TOOL_OUTCOME: (
-                    ToolOutcome.WORKER_DIED if reason == "died" else ToolOutcome.WORKER_TIMED_OUT),
+                    ToolOutcome.WORKER_TIMED_OUT if reason == "timed out"
+                    else ToolOutcome.WORKER_DIED),
                 WORKER_ERROR: reason, K.REWARD_VALID: True}
         text = f"Error: {_crash_text(reason)}"
         end = step_reward(StepEnd.TRUNCATED if truncated else StepEnd.ONGOING, self.config.rewards)
@@ -489,7 +491,7 @@ class ShardedRuntime:
         try:
             result = shard.reply(progress.deadline_for(0), progress)
         except (EOFError, TimeoutError, OSError) as e:
-            reason = "timed out" if isinstance(e, TimeoutError) else "died"
+            reason = failure_reason(e)
             logger.warning("worker for instances %d-%d %s in a call of %s (%s); restarting it",
                            shard.indices.start, shard.indices.stop - 1, reason, name, e)
             try:
@@ -517,7 +519,9 @@ class ShardedRuntime:
 
 
 def _crash_text(reason: str) -> str:
-    """What a call that took its worker down reads (``reason``: died, timed out)."""
-    cause = ("ended the process running it" if reason == "died"
-             else "ran past its timeout and ignored it")
+    """What a call that took its worker down reads (``reason``: :func:`failure_reason`)."""
+    cause = {"timed out": "ran past its timeout and ignored it",
+             LEFT_WORK: ("left work running after it answered (a thread, a timer or a signal "
+                         "handler), so the process running it was ended"),
+             }.get(reason, "ended the process running it")
     return f"the tool call {cause}; the world was restored to its state before this call."

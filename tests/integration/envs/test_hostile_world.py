@@ -182,7 +182,8 @@ def test_a_handler_cannot_leave_a_timer_running_world_code(envs) -> None:  # noq
     pid = envs.runtime._shards[0].worker.proc.pid
     obs, info = _step_attack(envs, call("spin_on_timer"))
     assert info["tool_outcome"][0] == "worker_died"
-    assert "ended the process running it" in obs[0] and "restored" in obs[0]
+    assert info["worker_error"][0] == "left work running after it answered"
+    assert "left work running after it answered" in obs[0] and "restored" in obs[0]
     assert envs.runtime._shards[0].worker.proc.pid != pid
 
 

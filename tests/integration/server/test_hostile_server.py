@@ -191,8 +191,9 @@ def test_mcp_sockets_threads_and_timers_are_refused_or_contained(server: Hostile
             with pytest.raises(BlockingIOError):
                 listener.accept()  # nobody connected
         assert _result(results[4][0]) == str(int(before) + 1)
-        assert results[5] == ("the tool call ended the process running it; the world was "
-                              "restored to its state before this call.", True)
+        assert results[5] == ("the tool call left work running after it answered (a thread, a "
+                              "timer or a signal handler), so the process running it was ended; "
+                              "the world was restored to its state before this call.", True)
         assert _result(results[6][0]) == str(int(before) + 1)  # rebuilt without that call
         assert server.alive()
     finally:
