@@ -11,13 +11,5 @@
 # on CPU in float32 with the shapes shrunk (CI: tests/integration/agents/test_gpu_check.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON="${PYTHON:-$(command -v python3)}"
-if [ -d .whl ] && ! "$PYTHON" -c "import gymnasium, fastapi, sqlalchemy, mcp" 2>/dev/null; then
-  "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/awm-site .whl/*.whl
-  export PYTHONPATH="/tmp/awm-site${PYTHONPATH:+:$PYTHONPATH}"
-fi
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_DISABLE_PROGRESS_BARS=1 \
-  HF_DATASETS_DISABLE_PROGRESS_BARS=1
+source scripts/gpu_env.sh
 exec "$PYTHON" scripts/gpu_check.py "$@"

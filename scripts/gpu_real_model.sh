@@ -16,13 +16,7 @@
 # Usage: scripts/gpu_real_model.sh [--dry-run] [--json FILE] [--trl-steps N] [-- real_model options]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON="${PYTHON:-$(command -v python3)}"
-if [ -d .whl ] && ! "$PYTHON" -c "import gymnasium, fastapi, sqlalchemy, mcp, gguf, trl" 2>/dev/null; then
-  "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/awm-site .whl/*.whl
-  export PYTHONPATH="/tmp/awm-site${PYTHONPATH:+:$PYTHONPATH}"
-fi
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_DISABLE_PROGRESS_BARS=1 \
-  HF_DATASETS_DISABLE_PROGRESS_BARS=1 HF_HUB_OFFLINE=1 TRL_EXPERIMENTAL_SILENCE=1
+GPU_IMPORTS="gymnasium, fastapi, sqlalchemy, mcp, gguf, trl"
+source scripts/gpu_env.sh
+export TRL_EXPERIMENTAL_SILENCE=1
 exec "$PYTHON" scripts/gpu_real_model.py "$@"
