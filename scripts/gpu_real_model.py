@@ -15,7 +15,7 @@ damaged. The run itself, in bfloat16 on CUDA:
    turns, the compact catalogue (signatures), SFT for full epochs over every oracle action,
    GRPO for tens of steps with groups of 8, the transformers sampler (the device image has no
    vLLM, and its wheel does not fit a call), each model evaluated greedy on train, val_tasks
-   and val_worlds and sampled on the held-out two, with 95% Wilson and task-bootstrap intervals;
+   and val_worlds, greedy and sampled, with 95% Wilson and task-bootstrap intervals;
 3. ``tests/benchmarks/train_step_probe.py`` on the same model: a few GRPO steps of ours and of
    TRL's ``GRPOTrainer`` with our bridge, side by side (docs/benchmarks.md, issue 25).
 

@@ -5,8 +5,8 @@
 #   split) cut to the tasks whose oracle episode succeeds within 4 turns
 #   (--train-max-oracle-turns): evaluate zero-shot, SFT (LoRA) on every action of the
 #   oracle's episodes of those tasks, evaluate, GRPO
-#   (LoRA, vLLM sampling synced in memory), evaluate; each evaluation greedy on train,
-#   val_tasks and val_worlds and sampled on the held-out two, with 95% Wilson and
+#   (LoRA, vLLM sampling synced in memory), evaluate; each evaluation on train,
+#   val_tasks and val_worlds, greedy and sampled, with 95% Wilson and
 #   task-bootstrap intervals. The table and phase times land in out/real_model/real_model.md.
 # Usage: scripts/real_model.sh [--train-max-oracle-turns N] [awm train options...]
 #   (the awm train options override REAL_MODEL_ARGS)

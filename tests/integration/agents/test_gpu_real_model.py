@@ -80,10 +80,10 @@ def test_gpu_real_model_dry_run_passes(tmp_path: Path) -> None:
     assert data["weights"]["parts"] == 3
     job = data["real_model"]
     stages = [r["stage"] for r in job["rows"]]
-    assert stages == [s for s in ("zero-shot", "sft", "sft+grpo") for _ in range(5)]
+    assert stages == [s for s in ("zero-shot", "sft", "sft+grpo") for _ in range(6)]
     assert {(r["subset"], r["mode"] == "greedy") for r in job["rows"]} == {
-        ("train", True), ("val_tasks", True), ("val_worlds", True), ("val_tasks", False),
-        ("val_worlds", False)}
+        (subset, greedy) for subset in ("train", "val_tasks", "val_worlds")
+        for greedy in (True, False)}
     for row in job["rows"]:
         lo, hi = row["wilson"]
         assert lo <= row["rate"] <= hi

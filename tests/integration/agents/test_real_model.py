@@ -53,14 +53,14 @@ def test_the_job_reports_every_stage_on_every_subset(model_dir, tmp_path):
                 "val_worlds": split["val_world_tasks"]}
     rows = report["rows"]
     sampled = real_model_config([]).eval.val_episodes_per_task
-    assert [r["stage"] for r in rows] == [s for s in STAGES for _ in range(5)]
+    assert [r["stage"] for r in rows] == [s for s in STAGES for _ in range(6)]
     for row in rows:
         per_task = 1 if row["mode"] == "greedy" else sampled
         assert row["tasks"] == expected[row["subset"]]
         assert row["episodes"] == per_task * row["tasks"]
         lo, hi = row["wilson"]
         assert lo <= row["rate"] <= hi and 0.0 <= row["ok_call_rate"] <= 1.0
-    assert {r["subset"] for r in rows if r["mode"] != "greedy"} == {"val_tasks", "val_worlds"}
+    assert {r["subset"] for r in rows if r["mode"] != "greedy"} == set(expected)
     assert report["sft_examples"] >= 1
     # SFT trained the adapter (LoRA's B starts at zero), and both adapters were written
     from safetensors.torch import load_file
@@ -71,7 +71,7 @@ def test_the_job_reports_every_stage_on_every_subset(model_dir, tmp_path):
     assert [g["groups"] for g in report["grpo_groups"]] == [1]  # one step of one group
     assert 0 <= report["grpo_groups"][0]["mixed"] <= 1
     table = (out / "real_model.md").read_text()
-    assert table.count("| sft+grpo |") == 5 and "phases: select" in table
+    assert table.count("| sft+grpo |") == 6 and "phases: select" in table
     assert "GRPO groups with mixed outcomes:" in table
 
 
