@@ -185,7 +185,8 @@ def _probe(world: WorldDef, config: EnvConfig) -> None:
     if not is_builtin_world_dir(world.source_dir):
         probe_world_import(world.name, world.full_code, world.content_hash,
                            timeout_s=config.import_timeout_s,
-                           cache_dir=TemplateCache(config.cache_dir).directory)
+                           cache_dir=TemplateCache(config.cache_dir).directory,
+                           scratch_mb=config.scratch_quota_mb)
 
 
 def prepare_worlds(world_set: Any, names: Sequence[str], config: EnvConfig,

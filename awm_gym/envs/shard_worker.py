@@ -44,7 +44,8 @@ from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, Wor
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
 
-__all__ = ["ShardWorker", "receive_message", "send_message"]
+__all__ = ["ShardWorker", "WorldCodeFences", "contain_world_worker", "receive_message",
+           "send_message"]
 
 _HEADER = struct.Struct("!Q")
 
@@ -74,16 +75,30 @@ def receive_message(stream: BinaryIO) -> Any:
     return pickle.loads(_read_exactly(stream, size))
 
 
-def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable[[], None],
-             cache_writable: bool, *, shm: str) -> dict[str, dict[str, str]]:
-    """Apply :mod:`awm_gym.containment` to this worker: world code may read its world set and
-    the template cache, write ``scratch`` (and the cache only in a worker that builds cold
-    worlds), and nothing else.
+@dataclasses.dataclass(frozen=True, slots=True)
+class WorldCodeFences:
+    """What a contained world-code worker holds after :func:`contain_world_worker`."""
+
+    report: dict[str, dict[str, str]]
+    """:meth:`~awm_gym.containment.ContainmentReport.to_dict`: the layers in force."""
+    quota: ScratchQuota
+    """Its scratch directory's quota (measured with ``statvfs`` on the scratch tmpfs)."""
+    leftovers: LeftoverWork
+    """Its idle state, to name what an action left running (threads counted where allowed)."""
+
+
+def contain_world_worker(root: str, config: EnvConfig, scratch: str,
+                         start_helpers: Callable[[], None], cache_writable: bool, *,
+                         shm: str) -> WorldCodeFences:
+    """Apply :mod:`awm_gym.containment` to a worker process that runs world code (a shard
+    worker, ``awm check``'s worker): world code may read its world set and the template cache,
+    write ``scratch`` (and the cache only in a worker that builds cold worlds), and nothing else.
 
     A worker process gets no new thread (unless it calls the LLM judge, whose client runs
     one), no new socket of any family (but ``AF_INET``/``AF_INET6`` for the judge), and a
     scratch directory that is a tmpfs of the scratch quota in namespaces
-    of its own (a network namespace too without the judge).
+    of its own (a network namespace too without the judge). ``start_helpers`` starts its
+    verifier pool with a spawner (``pool.start(spawner=True)``): no new socket after this.
     """
     cache = str(config.cache_dir or default_cache_dir())
     os.makedirs(cache, exist_ok=True)
@@ -99,7 +114,12 @@ def _contain(root: str, config: EnvConfig, scratch: str, start_helpers: Callable
         file_size_mb=config.scratch_quota_mb, signals_helpers=True,
         blocks_threads=not judged, socket_families=families, allows_socketpair=judged,
         scratch_fs_mb=config.scratch_quota_mb)
-    return containment.contain_this_process(policy, start_helpers).to_dict()
+    report = containment.contain_this_process(policy, start_helpers).to_dict()
+    refused = "threads" in report["active"].get("seccomp", "")
+    return WorldCodeFences(
+        report, ScratchQuota(scratch, config.scratch_quota_mb,
+                             is_filesystem="scratch_fs" in report["active"]),
+        LeftoverWork(counts_threads=not refused))
 
 
 class ShardWorker:
@@ -251,14 +271,13 @@ class ShardWorker:
         # its processes must exist before this one gives up starting any; started inside the
         # worker's Landlock domain, so the worker may still signal (time out) them
         start = functools.partial(pool.start, spawner=True)  # no new socket after containment
-        report = (_contain(root, config, tempfile.tempdir, start, cache_writable, shm=self.shm)
-                  if contained else pool.start())
+        report = None
         if contained:
-            self.quota = ScratchQuota(tempfile.tempdir, config.scratch_quota_mb,
-                                      is_filesystem="scratch_fs" in report["active"])
-        if contained:
-            refused = "threads" in report["active"].get("seccomp", "")
-            self.leftovers = LeftoverWork(counts_threads=not refused)
+            fences = contain_world_worker(root, config, tempfile.tempdir, start, cache_writable,
+                                          shm=self.shm)
+            report, self.quota, self.leftovers = fences.report, fences.quota, fences.leftovers
+        else:
+            pool.start()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", WorldSkippedWarning)
             self.runtime = WorldRuntime(world_set, worlds, n, config, verifier_pool=pool,

@@ -196,8 +196,9 @@ def _check_task(runtime: WorldRuntime, world: str, t: int, db: sqlite3.Connectio
     if unknown_schema is not None:
         findings.append(unknown_schema)
     prepared = runtime.prepared(world)
-    [noop] = runtime.scorer.pool().run([VerifyJob(verifier.code, verifier.function_name, verifier.mode,
-                                           prepared.template, prepared.template, None)])
+    [noop] = runtime.scorer.pool().run([VerifyJob(
+        verifier.code, verifier.function_name, verifier.mode, prepared.template,
+        prepared.template, None)])
     if noop.label == VerifierLabel.COMPLETE:
         findings.append(Finding(
             Severity.DEFECT, "complete_on_initial_state",
@@ -316,8 +317,8 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
     try:
         prepared = runtime.prepared(name)
         findings += _load_findings(runtime, name)
-        probed, failures = probe_read_tools(prepared.host, prepared.template, FrozenClock(prepared.base_time),
-                                            config.tool_timeout_s)
+        probed, failures = probe_read_tools(prepared.host, prepared.template,
+                                            FrozenClock(prepared.base_time), config.tool_timeout_s)
         for failure in failures:
             what = "answers a bare 500" if failure.outcome == ToolOutcome.CRASH else "times out"
             findings.append(Finding(
@@ -339,8 +340,8 @@ def _check_one(world_set: WorldSet, name: str, config: EnvConfig, pool: Verifier
     finally:
         runtime.close()  # leaves the shared pool open
     if tasks and all(t.proved for t in tasks):
-        findings = [_proved_on_this_clock(f, prepared.base_time) if f.kind == "seed_reads_clock" else f
-                    for f in findings]
+        findings = [_proved_on_this_clock(f, prepared.base_time)
+                    if f.kind == "seed_reads_clock" else f for f in findings]
     unsolved = [t.task_idx for t in tasks if not t.has_solution]
     if unsolved:
         findings.append(Finding(
@@ -372,7 +373,8 @@ def iter_check(path: str | None = None, worlds: Sequence[str] | None = None, *,
     The world code of a set from disk runs in a contained worker process
     (:mod:`awm_gym.manager.check_worker`; ``config.isolation="none"`` runs it here), as in a
     vector env: a world that ends or hangs that process gets a ``check_failed`` error and the
-    next world is checked in a new one.
+    next world is checked in a new one; so does the next world after one whose code left work
+    running (its ``work_left_running`` finding).
 
     Example:
         >>> report = next(iter_check(worlds=["spotify"]))
@@ -419,13 +421,17 @@ def _iter_contained(world_set: WorldSet, names: list[str], config: EnvConfig
     from awm_gym.envs import wire
     from awm_gym.envs.shard_worker import send_message
     from awm_gym.envs.worker_process import WorkerProcess
+    from awm_gym.manager.check_worker import LEFT_RUNNING
     from awm_gym.worlds.template_db import default_cache_dir
 
     containment.warn_missing_layers("awm check")
     config = dataclasses.replace(config, cache_dir=str(config.cache_dir or default_cache_dir()))
     left = list(names)
     while left:
-        worker = WorkerProcess("awm_gym.manager.check_worker", contained=True)
+        # without the package __init__ (NumPy's BLAS starts a thread there), as a shard worker:
+        # a process with a second thread cannot have its scratch tmpfs
+        worker = WorkerProcess("awm_gym.manager.check_worker", contained=True,
+                               runs_package_init=False)
         try:
             send_message(worker.requests, (world_set.root, left, config))
             while left:
@@ -445,6 +451,8 @@ def _iter_contained(world_set: WorldSet, names: list[str], config: EnvConfig
                     break  # a new worker for the rest
                 left.pop(0)
                 yield report
+                if any(f.kind == LEFT_RUNNING for f in report.findings):
+                    break  # the worker ended itself after it: a new one for the rest
         finally:
             worker.kill()
 

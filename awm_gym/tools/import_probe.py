@@ -9,7 +9,9 @@ timeout. A hang, an exit or a crash there becomes a :class:`~awm_gym.errors.Worl
 names the world and what happened, and the code never runs in the caller.
 
 The child is contained (:mod:`awm_gym.containment`: no files outside the Python installation, no
-network, no processes, no secrets) before the world's code runs. The probe is paid once per world
+socket of any family, no threads, no processes, no secrets, a scratch tmpfs of the scratch
+quota) before the world's code runs: code that starts a thread or opens a socket at import fails
+its probe, as it would fail to load in a contained worker. The probe is paid once per world
 content: a passing probe leaves a marker
 ``<template cache>/import-ok/<content hash>``, so later processes skip it. Built-in worlds
 (``awm_gym/worlds/builtin``, reviewed code) are not probed. A probe costs one Python start that
@@ -66,7 +68,8 @@ def probe_marker(cache_dir: str | os.PathLike, content_hash: str) -> Path:
 
 
 def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_s: float,
-                       cache_dir: str | os.PathLike | None = None) -> None:
+                       cache_dir: str | os.PathLike | None = None,
+                       scratch_mb: int | None = None) -> None:
     """Load ``full_code`` in a child process; raise if that hangs, exits or fails.
 
     Args:
@@ -75,6 +78,8 @@ def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_
         content_hash: the world's content hash (the marker's name).
         timeout_s: how long the child may take (its Python start included).
         cache_dir: where passing probes leave markers; None probes every time.
+        scratch_mb: the child's scratch directory is a tmpfs of this size (and no file past
+            it), as a contained worker's (``EnvConfig.scratch_quota_mb``); None: no limit.
 
     Raises:
         WorldLoadError: the import did not finish in ``timeout_s``, ended the process, or
@@ -85,7 +90,7 @@ def probe_world_import(name: str, full_code: str, content_hash: str, *, timeout_
         return
     nonce = uuid.uuid4().hex  # the child's verdict line; the world's code cannot forge it
     payload = json.dumps({"name": name, "code": full_code, "nonce": nonce,
-                          "cpu_s": max(1, int(timeout_s) + 1)}).encode()
+                          "cpu_s": max(1, int(timeout_s) + 1), "scratch_mb": scratch_mb}).encode()
     env = dict(os.environ)  # the child imports this very awm_gym tree, whatever sys.path says
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH")) if p)
     process = subprocess.Popen(
@@ -154,9 +159,12 @@ def _probe_main() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the caller reports missing layers
+        scratch_mb = request.get("scratch_mb")
         contain_this_process(ContainmentPolicy(  # a CPU limit too: an orphaned loop dies
             scratch_dir=tempfile.mkdtemp(prefix="awm-probe-"), memory_mb=4096,
-            cpu_s=int(request.get("cpu_s", 120))))
+            cpu_s=int(request.get("cpu_s", 120)), file_size_mb=scratch_mb,
+            scratch_fs_mb=scratch_mb,  # what a contained worker loading it allows, no more:
+            blocks_threads=True, socket_families=()))  # an import never needs either
     try:
         load_world_module(request["name"], request["code"], slot, FrozenClock(DEFAULT_FROZEN_NOW))
         verdict = "ok"

@@ -109,7 +109,8 @@ def child(spec_path: str, started: float) -> dict:
         pool_s[0] = time.perf_counter() - started_at
 
     if spec["contained"]:  # the layers, with the pool started between them as a worker does
-        report = shard_worker._contain(spec["root"], config, scratch, start_pool, False, shm=shm)
+        report = shard_worker.contain_world_worker(spec["root"], config, scratch, start_pool,
+                                                   False, shm=shm).report
     else:
         start_pool()
         report = None

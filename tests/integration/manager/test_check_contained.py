@@ -5,14 +5,17 @@ check's read-tool probe, is refused; the report comes back whole (a checked JSON
 from __future__ import annotations
 
 import dataclasses
-
+import os
+import socket
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from awm_gym.envs.config import EnvConfig
 from awm_gym.manager.check import check_world, report_from_wire, report_to_wire
+from awm_gym.manager.findings import Severity
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
 from make_hostile_world import WORLD, write_hostile_world  # noqa: E402
@@ -56,3 +59,110 @@ def test_a_forged_report_is_refused() -> None:
         report_from_wire({"world": "x", "findings": [{"severity": "fatal"}], "tasks": [],
                           "inserts_failed": 0, "tables_failed": 0, "tools_probed": 0,
                           "template_failures": []})
+
+
+# -- issue 31's rules in the check worker: sockets, threads, the scratch tmpfs, leftover work ----
+
+def _check(root: Path, **kw: object) -> list:
+    return check_world(str(root), config=_config(verifier_workers=1, **kw))
+
+
+def _solution_failures(report, tool: str) -> list:  # noqa: ANN001
+    return [f for f in report.all_findings if f.kind == "solution_failed" and f.tool == tool]
+
+
+@pytest.fixture
+def unix_listener(tmp_path: Path):
+    """A listening unix socket of the host (a vLLM engine's IPC socket, Ray's raylet)."""
+    path = tmp_path / "host.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen()
+    listener.setblocking(False)
+    yield str(path), listener
+    listener.close()
+
+
+def test_a_handler_the_check_calls_cannot_reach_a_unix_socket_of_the_host(
+        tmp_path: Path, unix_listener) -> None:  # noqa: ANN001
+    """Before: the reference solution's call connected and sent data."""
+    address, listener = unix_listener
+    root = write_hostile_world(tmp_path / "world", solution_calls=[
+        ("unix_connect", {"address": address})])
+    [report] = _check(root)
+    with pytest.raises(BlockingIOError):
+        listener.accept()  # nobody connected
+    [failed] = _solution_failures(report, "unix_connect")
+    assert "PermissionError" in failed.message, failed.message
+
+
+def test_import_time_code_cannot_reach_a_unix_socket_of_the_host(tmp_path: Path,
+                                                                unix_listener) -> None:  # noqa: ANN001
+    """Before: both the import probe and the check worker's load connected."""
+    address, listener = unix_listener
+    root = write_hostile_world(tmp_path / "world", import_code=textwrap.dedent(f"""
+        try:
+            _s = socket.socket(socket.AF_UNIX)
+            _s.connect({address!r})
+            _s.sendall(b"from the import")
+        except OSError:
+            pass  # refused: the world loads on
+    """))
+    [report] = _check(root)
+    assert report.load_error is None, report.load_error
+    with pytest.raises(BlockingIOError):
+        listener.accept()
+
+
+def test_a_handler_the_check_calls_cannot_start_a_thread(tmp_path: Path) -> None:
+    """Before: two threads spun in the check worker for the rest of the check."""
+    root = write_hostile_world(tmp_path / "world", solution_calls=[
+        ("spin_threads", {"threads": 2})])
+    [report] = _check(root)
+    [failed] = _solution_failures(report, "spin_threads")
+    assert "can't start new thread" in failed.message, failed.message
+
+
+def test_import_time_code_cannot_start_a_thread(tmp_path: Path) -> None:
+    """Before: the import started a spinning thread, in the probe and in the check worker."""
+    root = write_hostile_world(tmp_path / "world", import_code=(
+        "import threading\n"
+        "threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()\n"))
+    [report] = _check(root)
+    assert "can't start new thread" in (report.load_error or ""), report.summary(verbose=True)
+
+
+def _has_user_namespaces() -> bool:
+    """Whether an unprivileged process may have a user and mount namespace (the scratch tmpfs)."""
+    import ctypes
+
+    pid = os.fork()
+    if pid == 0:  # CLONE_NEWUSER | CLONE_NEWNS (os.unshare is Python 3.12+)
+        os._exit(ctypes.CDLL(None, use_errno=True).unshare(0x10000000 | 0x00020000) != 0)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def test_one_call_the_check_makes_cannot_write_past_the_scratch_quota(tmp_path: Path) -> None:
+    """40 files of 256 KB in one call with a 1 MB quota, each under the per-file cap. Before:
+    all 10 MB were written (the quota was measured once the world's check was over)."""
+    if not _has_user_namespaces():
+        pytest.skip("no unprivileged user namespaces here: no scratch tmpfs (warned)")
+    root = write_hostile_world(tmp_path / "world", solution_calls=[
+        ("fill_many", {"files": 40, "kilobytes": 256, "strict": True})])
+    [report] = _check(root, scratch_quota_mb=1)
+    [failed] = _solution_failures(report, "fill_many")
+    assert "No space left on device" in failed.message, failed.message
+
+
+def test_work_a_handler_leaves_running_is_a_finding_and_the_next_world_is_checked(
+        tmp_path: Path) -> None:
+    """A POSIX timer whose handler runs world code every 50 ms after the call answered. Before:
+    it ran on through the rest of the check, unreported."""
+    root = write_hostile_world(tmp_path / "world", solution_calls=[("spin_on_timer", {})],
+                               more_worlds=["other_lab"])
+    hostile, other = _check(root)
+    assert (hostile.world, other.world) == (WORLD, "other_lab")
+    [left] = [f for f in hostile.findings if f.kind == "work_left_running"]
+    assert "a timer still armed" in left.message and left.severity >= Severity.DEFECT
+    assert other.tools_probed > 0 and not [f for f in other.all_findings
+                                           if f.kind in ("check_failed", "work_left_running")]
