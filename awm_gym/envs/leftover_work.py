@@ -12,6 +12,11 @@ hold the worker to :data:`IDLE_CPU_S` CPU-seconds between an answer and the next
 (``RLIMIT_CPU``: past it the kernel ends the worker with ``SIGXCPU``), a backstop for work none
 of the checks sees. Cost: ~12 us per action (CPU time, 2-core VM) where threads are refused.
 
+``awm check``'s worker (:mod:`awm_gym.manager.check_worker`) checks after each world and reports
+what it found as a finding of that world; a verifier worker
+(:mod:`awm_gym.scoring.verifier_worker`, which loads this file by path) checks after each
+verification, every signal's handler included, and is replaced when something is left.
+
 Example:
     >>> fence = LeftoverWork(counts_threads=False)
     >>> _ = signal.setitimer(signal.ITIMER_VIRTUAL, 60)  # what a handler could leave
@@ -25,8 +30,13 @@ from __future__ import annotations
 import os
 import resource
 import signal
+import sys
+from collections.abc import Sequence
 
-from awm_gym import kernel_sandbox
+if __package__:
+    from awm_gym import kernel_sandbox
+else:  # loaded by path in the stdlib-only verifier worker (awm_gym.scoring.verifier_worker),
+    kernel_sandbox = sys.modules["_awm_kernel_sandbox"]  # after awm_gym.containment loaded it
 
 __all__ = ["EXIT_STATUS", "IDLE_CPU_S", "REASON", "LeftoverWork", "WorkLeftRunning"]
 
@@ -52,8 +62,8 @@ _SIGNALS = tuple(getattr(signal, name) for name in (
 _PROC_TIMERS = "/proc/self/timers"
 
 
-def _handlers() -> tuple[object, ...]:
-    return tuple(signal.getsignal(s) for s in _SIGNALS)
+def _handlers(signals: tuple[int, ...]) -> tuple[object, ...]:
+    return tuple(signal.getsignal(s) for s in signals)
 
 
 class LeftoverWork:
@@ -63,12 +73,16 @@ class LeftoverWork:
     Args:
         counts_threads: count threads after each action (where the kernel did not refuse
             them: a worker with the LLM judge, a kernel without seccomp).
+        signals: the signals whose handlers are compared (default: those the kernel sends
+            unasked; a verifier worker, whose code nothing resets between calls, watches all).
     """
 
-    def __init__(self, *, counts_threads: bool = True) -> None:
+    def __init__(self, *, counts_threads: bool = True,
+                 signals: Sequence[int] = _SIGNALS) -> None:
         self.counts_threads = counts_threads
+        self.signals = tuple(signals)
         self.threads = kernel_sandbox.thread_count()
-        self.handlers = _handlers()
+        self.handlers = _handlers(self.signals)
         _, self.cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
         self._timers_fd, self._timers_id = -1, (0, 0)
         try:  # kept open: a pread costs ~1 us where an open costs ~15
@@ -108,10 +122,10 @@ class LeftoverWork:
                 return f"{threads - self.threads} thread(s) still running"
         if any(signal.getitimer(t) != (0.0, 0.0) for t in _TIMERS) or self._posix_timers():
             return "a timer still armed"
-        handlers = _handlers()
+        handlers = _handlers(self.signals)
         if handlers != self.handlers:
-            changed = next(s for s, h, k in zip(_SIGNALS, handlers, self.handlers, strict=True)
-                           if h is not k)
+            changed = next(s for s, h, k in zip(self.signals, handlers, self.handlers,
+                                                strict=True) if h is not k)
             return f"a handler for signal {changed} installed"
         return None
 

@@ -559,6 +559,9 @@ class VerifierPool:
                 results[w.job] = VerifierResult(VerifierLabel(label), kind, error, output,
                                                 elapsed_s)
                 w.job = None
+                if kind == "crash":  # the worker says it cannot go on (a verifier left work
+                    # running, or its directory cannot take the databases): a new one next
+                    self._retire(self._slots.index(w))
         elif w.process.sentinel in ready:
             self._on_death(w, results)
         elif time.monotonic() >= w.deadline:
@@ -629,7 +632,8 @@ class VerifierPool:
                 "recursion_limit": self._recursion_limit,
                 "containment_path": self._containment_path}
         process = self._ctx.Process(
-            target=runpy.run_path, args=(verifier_worker.__file__,), daemon=True, name="awm-verify-worker",
+            target=runpy.run_path, args=(verifier_worker.__file__,), daemon=True,
+            name="awm-verify-worker",
             kwargs={"init_globals": {"_WORKER_ARGS": args}, "run_name": WORKER_RUN_NAME},
         )
 

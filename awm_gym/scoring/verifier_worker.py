@@ -289,23 +289,39 @@ def _unlink(path: str) -> None:
         pass
 
 
-def _contain(workdir: str, containment_path: str | None) -> None:
-    """Apply :mod:`awm_gym.containment` (loaded by path: this worker never imports awm_gym):
-    the verifier may read the Python installation and write its work directory, nothing else;
-    no processes, no threads, no new socket of any family, no secrets in the environment."""
-    if containment_path is None:
-        return
+def _load_by_path(name: str, path: str) -> Any:
+    """The module at ``path``, loaded as ``name`` (this worker never imports awm_gym)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("_awm_containment", containment_path)
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while defining
     spec.loader.exec_module(module)
+    return module
+
+
+def _contain(workdir: str, containment_path: str | None) -> Any:
+    """Apply :mod:`awm_gym.containment` (loaded by path: this worker never imports awm_gym):
+    the verifier may read the Python installation and write its work directory, nothing else;
+    no processes, no threads, no new socket of any family, no secrets in the environment.
+
+    Returns the worker's :class:`~awm_gym.envs.leftover_work.LeftoverWork` (None when not
+    contained): what a verifier leaves running is checked after each verification."""
+    if containment_path is None:
+        return None
+    module = _load_by_path("_awm_containment", containment_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the pool reports missing layers once, in the caller
-        module.contain_this_process(module.ContainmentPolicy(  # no socket, no thread after
-            scratch_dir=workdir, memory_mb=None, file_size_mb=_FILE_SIZE_MB,  # its own pipe
-            socket_families=(), blocks_threads=True))
+        report = module.contain_this_process(module.ContainmentPolicy(
+            scratch_dir=workdir, memory_mb=None, file_size_mb=_FILE_SIZE_MB,
+            socket_families=(), blocks_threads=True))  # no socket, no thread after its pipe
+    leftovers = _load_by_path("_awm_leftover_work", os.path.join(
+        os.path.dirname(containment_path), "envs", "leftover_work.py"))
+    # every handler: nothing resets one between verifications (a shard worker's tool timeout
+    # puts SIGALRM's back after each call), so one could run in another world's verification
+    return leftovers.LeftoverWork(
+        counts_threads="threads" not in report.active.get("seccomp", ""),
+        signals=[s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)])
 
 
 def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: int) -> None:
@@ -397,14 +413,24 @@ def _worker_main(conn: Connection, workdir: str, memory_limit_mb: int | None,
     _harden_worker(workdir, memory_limit_mb, recursion_limit)
     state = _WorkerState(workdir)
     _open_databases_read_only(state)
-    _contain(workdir, containment_path)
+    leftovers = _contain(workdir, containment_path)
     _send(conn, ("ready", os.getpid()))
     while True:
         try:
             message = conn.recv()
         except (EOFError, OSError):
             return
-        _send(conn, state.execute(message))
+        reply = state.execute(message)
+        left = leftovers.found() if leftovers is not None and reply[0] == "done" else None
+        if left is None:
+            _send(conn, reply)
+            continue
+        # a timer, a signal handler or a thread would run in a later verification: this one
+        # is a crash, and the pool replaces the worker (a "crash" reply retires it)
+        signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())  # no handler from now
+        _send(conn, ("done", "verifier_error", "crash", f"the verifier left work running "
+                     f"after it answered ({left}); its worker was replaced", None, reply[-1]))
+        os._exit(sys.modules["_awm_leftover_work"].EXIT_STATUS)
 
 
 def _send(conn: Connection, reply: tuple[Any, ...]) -> None:

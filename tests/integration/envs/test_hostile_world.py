@@ -187,6 +187,29 @@ def test_a_handler_cannot_leave_a_timer_running_world_code(envs) -> None:  # noq
     assert envs.runtime._shards[0].worker.proc.pid != pid
 
 
+def test_a_verifier_cannot_leave_a_timer_for_the_next_verification(tmp_path: Path) -> None:
+    """Task 7's verifier arms an interval timer whose SIGALRM handler makes its worker's
+    ``sqlite3`` open an empty database: its result is a crash naming what it left running, its
+    worker is replaced, and the next verification (task 0's, after the note was added) gives
+    its correct result. Before: task 7 read ``others`` and task 0's verifier, run in the same
+    worker, failed on the empty database (``verifier_error``)."""
+    root = write_hostile_world(tmp_path / "world")
+    envs = gym.make_vec("AWM/mix-v0", num_envs=2, world_set=str(root), verifier_workers=1,
+                        max_episode_steps=100)
+    try:
+        envs.reset(seed=[0, 1], options={"task_idx": [7, 0]})
+        _, reward, terminated, _, info = envs.step(["Done.", ADD])
+        assert terminated[0] and not terminated[1]
+        assert info["verifier_label"][0] == "verifier_error" and not info["reward_valid"][0]
+        assert "left work running after it answered (a timer still armed)" in str(
+            info["verifier_error"][0]), info["verifier_error"][0]
+        _, reward, terminated, _, info = envs.step([None, "Done."])
+        assert terminated[1] and info["verifier_label"][1] == "complete", info["verifier_error"]
+        assert reward[1] == 1.0 and info["reward_valid"][1]
+    finally:
+        envs.close()
+
+
 class _AttackThenSolve:
     """Episode k of ``World.evaluate``: an attack (on even k) or nothing, then the task (add a
     note that says hello, answer)."""
