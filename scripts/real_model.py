@@ -66,6 +66,7 @@ REAL_MODEL_ARGS = (
     "--model.lora.r", "16", "--model.lora.alpha", "32",
     "--sft.epochs", "8", "--sft.lr", "1e-3", "--sft.batch-size", "2",
     "--grpo.steps", "4", "--grpo.cut-turn", "penalty", "--optim.lr", "5e-5",
+    "--optim.micro-batch-tokens", "4096",
     "--eval.temperature", "0.7", "--eval.val-episodes-per-task", "2",
     "--run.torch-threads", "2")
 """The options ``scripts/real_model.sh`` passes before the user's own (which win): every
@@ -75,7 +76,9 @@ costs ~700-1,200 prompt tokens a turn, and a 1,500-token row trains at a quarter
 row's speed on 2 cores), one turn of history, 160 new tokens a turn (the training oracle's
 longest action is 135 tokens), at most 5 turns, SFT on every action of every oracle episode
 for 8 epochs (batch 2: 22 optimizer steps an epoch; after 3 the tool names and ids were still
-wrong when teacher-forced), 4 GRPO steps of 2 x 4, LoRA r=16 for SFT and GRPO alike, and two
+wrong when teacher-forced), 4 GRPO steps of 2 x 4 with forward/backward passes of at most
+4,096 tokens (with 16,384, the default, the job grew to 23.6 GB in GRPO step 2 and the
+kernel's OOM killer ended it), LoRA r=16 for SFT and GRPO alike, and two
 sampled episodes per task in the sampled evaluations (docs/training.md 8.1)."""
 
 MAX_ORACLE_TURNS = 4
