@@ -45,7 +45,8 @@ class TrainerState:
 def save_checkpoint(run_dir: str | os.PathLike[str], step: int, model: Any, tokenizer: Any,
                     optimizer: Any, config: dict[str, Any], keep_last: int | None = 2,
                     model_state: dict[str, Any] | None = None,
-                    optimizer_state: dict[str, Any] | None = None) -> Path:
+                    optimizer_state: dict[str, Any] | None = None,
+                    extra_files: dict[str, str] | None = None) -> Path:
     """Write the checkpoint after ``step`` completed GRPO steps; returns its folder.
 
     Args:
@@ -57,6 +58,8 @@ def save_checkpoint(run_dir: str | os.PathLike[str], step: int, model: Any, toke
         keep_last: keep only this many newest checkpoints (None: all).
         model_state, optimizer_state: full states gathered beforehand (a sharded model's,
             :func:`agents.parallel.engine.saving_state`; None: the model's and optimizer's own).
+        extra_files: more text files of the trainer's state, name -> content (the tasks' pass
+            rates), written before ``trainer_state.json``.
     """
     import torch
 
@@ -71,6 +74,8 @@ def save_checkpoint(run_dir: str | os.PathLike[str], step: int, model: Any, toke
     tokenizer.save_pretrained(tmp)
     torch.save(optimizer.state_dict() if optimizer_state is None else optimizer_state,
                tmp / OPTIMIZER_FILE)
+    for name, text in (extra_files or {}).items():
+        (tmp / name).write_text(text)
     (tmp / STATE_FILE).write_text(json.dumps({"step": step, "config": config}, indent=2))
     if final.exists():
         shutil.rmtree(final)
@@ -114,7 +119,13 @@ def read_trainer_state(path: str | os.PathLike[str]) -> TrainerState:
 def load_optimizer_state(path: str | os.PathLike[str], optimizer: Any,
                          module: Any = None) -> None:
     """Restore an optimizer's state from a checkpoint folder (``module``: the trained module,
-    when it may be sharded: :func:`agents.parallel.engine.restore_optimizer`)."""
+    when it may be sharded: :func:`agents.parallel.engine.restore_optimizer`).
+
+    The file is read onto the CPU whatever device wrote it: rank 0 saved its state from
+    ``cuda:0``, and without a ``map_location`` every rank would put the whole AdamW state back
+    on GPU 0. ``optimizer.load_state_dict`` then moves each tensor to its parameter's device
+    (this rank's GPU); under FSDP each rank keeps only its shard.
+    """
     import torch
 
     from ..parallel.engine import restore_optimizer
@@ -122,4 +133,4 @@ def load_optimizer_state(path: str | os.PathLike[str], optimizer: Any,
     file = Path(path) / OPTIMIZER_FILE
     if not file.exists():
         raise CheckpointError(f"{path} has no {OPTIMIZER_FILE}; it is not a training checkpoint.")
-    restore_optimizer(module, optimizer, torch.load(file, weights_only=True))
+    restore_optimizer(module, optimizer, torch.load(file, map_location="cpu", weights_only=True))
