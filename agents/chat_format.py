@@ -79,9 +79,21 @@ class ChatFormatConfig:
     """Instructions that open the system message (the catalogue follows them)."""
     max_observation_chars: int | None = None
     """Cut longer tool observations to this many characters, with a marker (None: no cut)."""
+    chat_template_kwargs: Mapping[str, Any] | None = None
+    """Extra arguments of the tokenizer's chat template, a JSON object, passed to every
+    ``apply_chat_template`` (sampling, GRPO and SFT alike, and to an OpenAI-compatible server):
+    ``{"enable_thinking": false}`` turns Qwen3's thinking off. None: the template's defaults."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "catalogue", CatalogueMode.coerce(self.catalogue))
+        if self.chat_template_kwargs is not None:
+            kwargs = self.chat_template_kwargs
+            if not isinstance(kwargs, Mapping) or not all(isinstance(k, str) for k in kwargs):
+                raise AgentConfigError(
+                    f"ChatFormatConfig.chat_template_kwargs={kwargs!r}: give a mapping of "
+                    "template argument names to values, e.g. --chat.chat-template-kwargs "
+                    "'{\"enable_thinking\": false}'.")
+            object.__setattr__(self, "chat_template_kwargs", dict(kwargs))
         if self.history_turns is not None and self.history_turns < 1:
             raise AgentConfigError(
                 f"ChatFormatConfig.history_turns={self.history_turns}: the window must hold at "
@@ -241,25 +253,47 @@ class ChatRenderer:
 
     Args:
         tokenizer: a Hugging Face tokenizer with a chat template (the tiny model's, Qwen's, ...).
+        template_kwargs: extra arguments of the chat template
+            (:attr:`ChatFormatConfig.chat_template_kwargs`, e.g. ``{"enable_thinking": False}``),
+            given to every render.
 
     Example:
         >>> from transformers import AutoTokenizer   # doctest: +SKIP
-        >>> r = ChatRenderer(AutoTokenizer.from_pretrained(path))   # doctest: +SKIP
+        >>> r = ChatRenderer(AutoTokenizer.from_pretrained(path),
+        ...                  cfg.chat_template_kwargs)   # doctest: +SKIP
         >>> ids = r.prompt_ids(build_messages(ctx, turns, cfg))   # doctest: +SKIP
     """
 
-    def __init__(self, tokenizer: Any) -> None:
+    def __init__(self, tokenizer: Any, template_kwargs: Mapping[str, Any] | None = None) -> None:
         if getattr(tokenizer, "chat_template", None) is None:
             raise AgentConfigError(f"{type(tokenizer).__name__} has no chat template; give a "
                                    "tokenizer with one (every chat model ships one).")
         self.tokenizer = tokenizer
+        self.template_kwargs: dict[str, Any] = dict(template_kwargs or {})
+        """The chat template's extra arguments, the same for every prompt rendered."""
         self.eos_token_id: int = tokenizer.eos_token_id
         """The end-of-turn id appended to SFT targets (:meth:`completion_ids`)."""
 
     def prompt_text(self, messages: Sequence[Mapping[str, str]]) -> str:
         """The prompt text, ending with the assistant generation prompt."""
         return self.tokenizer.apply_chat_template(list(messages), tokenize=False,
-                                                  add_generation_prompt=True)
+                                                  add_generation_prompt=True,
+                                                  **self.template_kwargs)
+
+    def check_matches(self, chat: ChatFormatConfig, where: str) -> None:
+        """Raise when this renderer's template arguments are not ``chat``'s: the prompts
+        would differ from the ones another part of the run renders from ``chat``.
+
+        Raises:
+            AgentConfigError: naming both and the fix.
+        """
+        wanted = dict(chat.chat_template_kwargs or {})
+        if self.template_kwargs != wanted:
+            raise AgentConfigError(
+                f"{where}: the renderer's chat template arguments {self.template_kwargs} are not "
+                f"ChatFormatConfig.chat_template_kwargs={wanted}, so its prompts would differ "
+                "from the sampler's. Build it with ChatRenderer(tokenizer, "
+                "chat.chat_template_kwargs).")
 
     def prompt_ids(self, messages: Sequence[Mapping[str, str]]) -> list[int]:
         """The prompt token ids (no special tokens added beyond the template's own)."""

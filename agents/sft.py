@@ -106,10 +106,11 @@ def sft_examples(dataset_path: str, envs: Any, chat: ChatFormatConfig, renderer:
         dataset_path: a folder written by ``World.record_dataset``.
         envs: a vector env over the dataset's worlds (for their tool catalogues).
         chat: the prompt format (the same one the policy will use).
-        renderer: the tokenizer's renderer.
+        renderer: the tokenizer's renderer, with ``chat``'s template arguments.
         only_successful: skip episodes that did not succeed.
         max_per_episode: keep each episode's first this many actions (None: all).
     """
+    renderer.check_matches(chat, "sft_examples")  # SFT must see the prompts sampling sees
     out: list[TrainSample] = []
     for _, rows in sorted(_episodes(dataset_path).items()):
         if only_successful and not rows[0]["episode_success"]:

@@ -161,7 +161,8 @@ class _Evaluator:
             sampling = SamplingConfig(temperature=temperature,
                                       max_new_tokens=cfg.sampling.max_new_tokens,
                                       max_prompt_tokens=cfg.sampling.max_prompt_tokens)
-            return ChatPolicy(backend, cfg.chat, sampling, ChatRenderer(tokenizer),
+            return ChatPolicy(backend, cfg.chat, sampling,
+                              ChatRenderer(tokenizer, cfg.chat.chat_template_kwargs),
                               context_length, name=name)
 
         self.cfg = cfg
@@ -336,7 +337,8 @@ def _run_sft(cfg: TrainConfig, model: Any, tokenizer: Any, train_envs: Any, out:
     dataset = cfg.sft.dataset or str(record_oracle(
         cfg.rollout, list_tasks(train_envs), out,
         episodes_per_task=cfg.sft.oracle_episodes_per_task, seed=cfg.run.seed))
-    examples = sft_examples(dataset, train_envs, cfg.chat, ChatRenderer(tokenizer),
+    examples = sft_examples(dataset, train_envs, cfg.chat,
+                            ChatRenderer(tokenizer, cfg.chat.chat_template_kwargs),
                             cfg.sft.only_successful, cfg.sft.max_examples_per_episode)
     tokens = sum(e.length for e in examples)
     console.write(f"SFT: {len(examples)} examples, {tokens} tokens an epoch, "

@@ -55,6 +55,8 @@ class ChatPolicy:
     def __init__(self, backend: Backend, chat: ChatFormatConfig, sampling: SamplingConfig,
                  renderer: ChatRenderer | None = None, context_length: int | None = None,
                  name: str = "chat") -> None:
+        if renderer is not None:  # training and sampling must render the same bytes
+            renderer.check_matches(chat, f"{type(self).__name__}(renderer=...)")
         self.backend = backend
         self.chat = chat
         self.sampling = sampling

@@ -294,9 +294,10 @@ class HFPolicy(ChatPolicy):
                  sampling: SamplingConfig | None = None, batch_size: int = 64,
                  name: str = "hf", dtype: DType | str = DType.FLOAT32) -> None:
         sampling = sampling or SamplingConfig()
-        renderer = ChatRenderer(tokenizer)
+        chat = chat or ChatFormatConfig()
+        renderer = ChatRenderer(tokenizer, chat.chat_template_kwargs)
         backend = HFBackend(model, tokenizer, sampling, batch_size, dtype)
-        super().__init__(backend, chat or ChatFormatConfig(), sampling, renderer,
+        super().__init__(backend, chat, sampling, renderer,
                          context_length=model.config.max_position_embeddings, name=name)
         self.model, self.tokenizer = model, tokenizer
 

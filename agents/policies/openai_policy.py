@@ -49,15 +49,20 @@ class OpenAIBackend:
         sampling: temperature, top-p, max new tokens.
         vllm_extras: ask for token ids and keep special tokens (vLLM-only request fields);
             None: on when the endpoint's model list says ``owned_by: vllm``.
+        template_kwargs: the chat template's extra arguments
+            (:attr:`~agents.chat_format.ChatFormatConfig.chat_template_kwargs`), sent as the
+            request's ``chat_template_kwargs`` (vLLM's and SGLang's field) when given.
     """
 
     def __init__(self, endpoint: LLMEndpoint, sampling: SamplingConfig,
-                 vllm_extras: bool | None = None) -> None:
+                 vllm_extras: bool | None = None,
+                 template_kwargs: Mapping[str, Any] | None = None) -> None:
         if not isinstance(endpoint, LLMEndpoint):
             raise TypeError(f"OpenAIBackend(endpoint=...) needs an awm_gym.llm_endpoint."
                             f"LLMEndpoint, got {type(endpoint).__name__}.")
         self.endpoint = endpoint
         self.sampling = sampling
+        self.template_kwargs = dict(template_kwargs or {})
         self._loop = BackgroundLoop("openai-policy")
         self._client = make_async_client(endpoint)
         self.requests = 0
@@ -131,6 +136,9 @@ class OpenAIBackend:
         self.requests += 1
         options = self.endpoint.request_options()
         extra = {**options.pop("extra_body", {}), **extra}
+        if self.template_kwargs:  # the server renders the prompt: it needs the same arguments
+            extra["chat_template_kwargs"] = {**extra.get("chat_template_kwargs", {}),
+                                             **self.template_kwargs}
         response = await self._client.chat.completions.create(
             model=self.model, messages=messages, max_tokens=s.max_new_tokens,  # type: ignore[arg-type] - plain role/content dicts
             temperature=s.temperature, top_p=s.top_p, seed=seed, logprobs=True,
@@ -164,5 +172,7 @@ class OpenAIPolicy(ChatPolicy):
                  chat: ChatFormatConfig | None = None, sampling: SamplingConfig | None = None,
                  name: str = "openai", vllm_extras: bool | None = None) -> None:
         sampling = sampling or SamplingConfig()
-        backend = OpenAIBackend(endpoint or LLMEndpoint(), sampling, vllm_extras)
-        super().__init__(backend, chat or ChatFormatConfig(), sampling, None, None, name=name)
+        chat = chat or ChatFormatConfig()
+        backend = OpenAIBackend(endpoint or LLMEndpoint(), sampling, vllm_extras,
+                                chat.chat_template_kwargs)
+        super().__init__(backend, chat, sampling, None, None, name=name)

@@ -345,7 +345,9 @@ class VLLMPolicy(ChatPolicy):
         backend = VLLMBackend(model_path, sampling, engine, dtype)
         context = (engine.max_model_len if engine and engine.max_model_len
                    else config.max_position_embeddings)
-        super().__init__(backend, chat or ChatFormatConfig(), sampling, ChatRenderer(tokenizer),
+        chat = chat or ChatFormatConfig()
+        super().__init__(backend, chat, sampling,
+                         ChatRenderer(tokenizer, chat.chat_template_kwargs),
                          context_length=context, name=name)
         self.tokenizer = tokenizer
 

@@ -38,7 +38,8 @@ def eval_policy(train: Any, tokenizer: Any, chat: ChatFormatConfig, sampling: Sa
     eval_sampling = SamplingConfig(temperature=temperature, top_p=sampling.top_p,
                                    max_new_tokens=sampling.max_new_tokens,
                                    max_prompt_tokens=sampling.max_prompt_tokens)
-    return ChatPolicy(train.backend, chat, eval_sampling, ChatRenderer(tokenizer),
+    return ChatPolicy(train.backend, chat, eval_sampling,
+                      ChatRenderer(tokenizer, chat.chat_template_kwargs),
                       train.context_length, name=f"{train.name}-eval")
 
 

@@ -98,7 +98,7 @@ def _sft_examples(cfg: TrainConfig, out: Path, envs: Any, tokenizer: Any, world:
     from ..grpo.rollout import list_tasks
     from ..sft import sft_examples
 
-    renderer = ChatRenderer(tokenizer)
+    renderer = ChatRenderer(tokenizer, cfg.chat.chat_template_kwargs)
     if cfg.sft.dataset:
         examples = sft_examples(cfg.sft.dataset, envs, cfg.chat, renderer,
                                 cfg.sft.only_successful)

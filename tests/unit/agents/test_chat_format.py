@@ -115,3 +115,50 @@ def test_observations_are_cut_in_prompts():
 def test_bad_config_names_the_field(kwargs, text):
     with pytest.raises(AgentConfigError, match=re.escape(text)):
         ChatFormatConfig(**kwargs)
+
+
+QWEN3_LIKE_TEMPLATE = (
+    "{%- for m in messages %}{{- '<|im_start|>' + m['role'] + '\\n' + m['content'] + "
+    "'<|im_end|>\\n' }}{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}"
+    "{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}{%- endif %}")
+"""Qwen3's switch, reduced: ``enable_thinking=False`` pre-fills an empty thinking block."""
+
+
+def test_template_kwargs_reach_every_render(tiny_model_dir):
+    """``--chat.chat-template-kwargs '{"enable_thinking": false}'`` reaches the sampler's
+    renderer, the evaluation policy's and SFT's, so all render the same bytes; a renderer
+    built without them is refused where it meets the config."""
+    import argparse
+
+    from agents.cli import add_subcommands, train_config_from_args
+    from agents.policies.chat_policy import ChatPolicy
+    from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer
+    from agents.stages.evaluation import eval_policy
+
+    parser = argparse.ArgumentParser(prog="awm")
+    add_subcommands(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["train", "--chat.chat-template-kwargs",
+                              '{"enable_thinking": false}'])
+    chat = train_config_from_args(args).chat
+    assert chat.chat_template_kwargs == {"enable_thinking": False}
+
+    model, tok = load_model_and_tokenizer(str(tiny_model_dir), "cpu")
+    tok.chat_template = QWEN3_LIKE_TEMPLATE
+    messages = build_messages(EpisodeContext.create(chat, "the task", TOOLS, ""), [], chat)
+    thinking_off = "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+    assert not ChatRenderer(tok).prompt_text(messages).endswith(thinking_off)  # the default
+    sampler = HFPolicy(model, tok, chat)
+    evaluator = eval_policy(sampler, tok, chat, sampler.sampling, 0.0)
+    for renderer in (sampler.renderer, evaluator.renderer,
+                     ChatRenderer(tok, chat.chat_template_kwargs)):
+        assert renderer.prompt_text(messages).endswith(thinking_off)
+        assert renderer.prompt_ids(messages) == sampler.renderer.prompt_ids(messages)
+    with pytest.raises(AgentConfigError, match=re.escape("chat_template_kwargs")):
+        ChatPolicy(sampler.backend, chat, sampler.sampling, ChatRenderer(tok))
+
+
+def test_template_kwargs_must_be_a_mapping():
+    with pytest.raises(AgentConfigError, match=re.escape("ChatFormatConfig.chat_template_kwargs")):
+        ChatFormatConfig(chat_template_kwargs=["enable_thinking"])
