@@ -10,7 +10,10 @@ error; the exclusion file keeps the bad tasks out of every env given ``exclude=F
 vector env and print the verifier results), and the :class:`~awm_gym.manager.world.World` verbs:
 ``awm eval ENV --policy P`` (:meth:`World.evaluate`), ``awm record ENV NAME --policy P``
 (:meth:`World.record_dataset`) and ``awm render OUT (--dataset NAME | --env ENV --policy P)``
-(:meth:`World.render_transcripts`); ``--split FILE [--subset S]`` runs them on a split's
+(:meth:`World.render_transcripts`), and ``awm rescore DATASET [--world-set PATH]``
+(:func:`awm_gym.manager.rescore.rescore_dataset`: replay recorded episodes, score them with the
+verifiers as they are now, print the ones whose outcome changed or whose replay diverged);
+``--split FILE [--subset S]`` runs them on a split's
 subset, ``--exclude FILE`` without the tasks of an exclusion file. ``--policy`` takes ``oracle``, ``random`` or
 ``module:Class``, with ``--policy-arg key=value`` for its constructor. Each command's options are
 the fields of its dataclass in :mod:`awm_gym.cli_options` (help = the field docstrings).
@@ -49,6 +52,7 @@ from awm_gym.cli_options import (
     ListOptions,
     RecordOptions,
     RenderOptions,
+    RescoreOptions,
     RunOptions,
     SplitOptions,
 )
@@ -295,6 +299,25 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rescore(args: argparse.Namespace) -> int:
+    import os
+
+    from awm_gym.manager.recording import dataset_path
+    from awm_gym.manager.rescore import rescore_dataset
+
+    options = config_from_args(RescoreOptions, args)
+    env: dict[str, object] = {"isolation": options.isolation}
+    if options.max_steps is not None:
+        env["max_episode_steps"] = options.max_steps
+    dataset = options.dataset  # a path that exists (a table in the current directory) as given
+    path = dataset if os.path.exists(dataset) else dataset_path(dataset, options.cache_dir)
+    result = rescore_dataset(path,
+                             world_set=options.world_set, out=options.out, mode=options.mode,
+                             num_envs=options.num_envs, **env)
+    print(result.table())
+    return 0
+
+
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from awm_gym import doctor
 
@@ -336,6 +359,8 @@ def build_parser() -> CommandParser:
              {**_RUN, "positional": {"env", "name"}}),
             ("render", RenderOptions, _cmd_render, "write HTML transcripts (recorded or live "
              "episodes)", {**_RUN, "positional": {"out"}}),
+            ("rescore", RescoreOptions, _cmd_rescore, "replay recorded episodes, score them "
+             "with today's verifiers, report what changed", {"positional": {"dataset"}}),
             ("doctor", DoctorOptions, _cmd_doctor, "check that each installed extra imports; "
              "print the fix for what does not (exit 0/1)", {})):
         p = sub.add_parser(name, help=help_text, description=options.__doc__)

@@ -18,7 +18,7 @@ from awm_gym.envs import coerce_workers
 from awm_gym.errors import CommandLineError
 
 __all__ = ["ListOptions", "CheckOptions", "DemoOptions", "SplitOptions", "RunOptions",
-           "EvalOptions", "RecordOptions", "RenderOptions"]
+           "EvalOptions", "RecordOptions", "RenderOptions", "RescoreOptions"]
 
 
 def _at_least(owner: object, name: str, low: int) -> None:
@@ -228,6 +228,38 @@ class RenderOptions:
         if (self.dataset is None) == (self.env is None):
             raise CommandLineError("give --dataset NAME (recorded episodes) or --env ID with "
                                    "--policy P (live episodes), not both or neither.")
+
+
+@dataclass(frozen=True)
+class RescoreOptions:
+    """``awm rescore``: replay each recorded episode's actions on its world, task and seed, score
+    it with the verifiers as they are now, write the new rewards beside the old (a new dataset)
+    and print the episodes whose outcome changed, and those whose replay diverged from the
+    recording (not rescored). Reads `awm record` datasets and tables of rollouts (columns
+    world, task_idx, seed and actions; see awm_gym.manager.rescore_source)."""
+
+    dataset: str
+    """The dataset: a name under --cache-dir, a directory, or a .parquet / .jsonl file."""
+    world_set: str | None = None
+    """World set to replay on (default: the one the dataset was recorded on, else the built-in
+    worlds)."""
+    out: str | None = None
+    """Where the rescored dataset goes (default: DATASET-rescored beside it)."""
+    mode: Literal["error", "overwrite"] = "error"
+    """What to do when --out exists."""
+    cache_dir: str | None = None
+    """Datasets directory of a DATASET given by name."""
+    num_envs: int = 16
+    """Instances replaying at once."""
+    isolation: Literal["auto", "process", "world", "none"] = "auto"
+    """Where world code runs (EnvConfig.isolation): auto is contained for world sets on disk;
+    none runs a world set you trust in this process."""
+    max_steps: int | None = None
+    """Step limit of the replay (default: the recording's, else the longest episode's)."""
+
+    def __post_init__(self) -> None:
+        for name in ("num_envs", "max_steps"):
+            _at_least(self, name, 1)
 
 
 @dataclass(frozen=True)

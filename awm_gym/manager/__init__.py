@@ -9,9 +9,9 @@ from awm_gym.lazy_exports import lazy_exports
 from awm_gym.manager.policy import Policy
 
 __all__ = ["Policy", "World", "Episode", "check_world", "summarize_episodes", "load_episodes",
-           "write_transcripts"]
+           "write_transcripts", "rescore_dataset"]
 
 __getattr__ = lazy_exports(__name__, {
     "world": ("World",), "episode": ("Episode",), "check": ("check_world",),
     "evaluation": ("summarize_episodes",), "recording": ("load_episodes",),
-    "transcripts": ("write_transcripts",)})
+    "transcripts": ("write_transcripts",), "rescore": ("rescore_dataset",)})

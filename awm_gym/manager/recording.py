@@ -18,6 +18,12 @@ Atomicity: a recording is written to a hidden temporary directory next to the ta
 into place when every episode is written; an exception, Ctrl-C or a killed process leaves either
 the previous dataset or none (leftover temporary directories are removed on the next write).
 Appending hard-links the existing shards into the new version and adds shards after them.
+
+``awm_dataset.json`` keeps, per recording, the env id, policy, first seed, reset options, the
+world set's directory (``world_set``, null for the built-in worlds) and the env settings a
+replay needs (``replay``: :data:`REPLAY_FIELDS`), so ``awm rescore`` can replay every episode
+(world, task_idx and seed are columns of every row; the verifier label of the final answer is
+the ``verifier_label`` column).
 One writer at a time: a writer holds ``.<name>.lock`` (``fcntl.flock``) from start to commit,
 and a second recording of the same dataset (another process, or this one) fails at once with a
 clear error instead of both committing and one silently replacing the other's episodes.
@@ -64,12 +70,22 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["record", "RecordingMeta", "info_columns", "features", "episode_rows",
            "load_episodes", "default_datasets_dir", "dataset_path", "DatasetWriter",
-           "SCHEMA_VERSION"]
+           "SCHEMA_VERSION", "REPLAY_FIELDS", "replay_settings"]
 
 SCHEMA_VERSION = 1
 META_FILE = "awm_dataset.json"
 DATA_DIR = "data"
 _MODES = ("error", "append", "overwrite")
+
+REPLAY_FIELDS = ("max_episode_steps", "max_text_length", "max_action_chars", "unknown_tool",
+                 "clock", "clock_step_s")
+"""The :class:`~awm_gym.envs.config.EnvConfig` fields that decide what an action observes and
+when an episode ends: a recording keeps them so that a rescoring replays under the same ones."""
+
+
+def replay_settings(config: Any) -> dict[str, Any]:
+    """The :data:`REPLAY_FIELDS` of an :class:`~awm_gym.envs.config.EnvConfig`."""
+    return {name: getattr(config, name) for name in REPLAY_FIELDS}
 
 _BASE_COLUMNS: dict[str, str] = {
     "episode_idx": "int64", "step_idx": "int32", "episode_len": "int32", "world": "string",
@@ -180,14 +196,17 @@ class DatasetWriter:
     """
 
     def __init__(self, path: str | os.PathLike, info_keys: Sequence[str], mode: str = "error",
-                 rows_per_shard: int = 200_000, rows_per_group: int = 5_000) -> None:
+                 rows_per_shard: int = 200_000, rows_per_group: int = 5_000,
+                 row_features: Any = None, description: str | None = None) -> None:
         if mode not in _MODES:
             raise EnvUsageError(f"mode={mode!r}: choose one of {', '.join(map(repr, _MODES))}.")
         self.path = Path(path)
         self.info_keys = list(info_keys)
         self.mode = mode
         self.rows_per_shard, self.rows_per_group = rows_per_shard, rows_per_group
-        self.features = features(self.info_keys)
+        # the rows' columns: those of info_keys, or others given (a rescored dataset's)
+        self.features = features(self.info_keys) if row_features is None else row_features
+        self.description = description or _RECORDED
         self._schema = self.features.arrow_schema
         self._tmp: Path | None = None
         self._lock_fd: int | None = None
@@ -327,12 +346,17 @@ class DatasetWriter:
         return int(self.meta.get("episodes", 0)) + self.episodes
 
     def write_episode(self, episode: Episode) -> None:
-        for row in episode_rows(episode, self.info_keys):
-            self._buffer.append(row)
+        self.write_rows(episode_rows(episode, self.info_keys))
+        self.episodes += 1
+
+    def write_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Write rows as they are (one value per column of :attr:`features`); the caller counts
+        the episodes they hold (:attr:`episodes`)."""
+        for row in rows:
+            self._buffer.append(dict(row))
             self.rows += 1
             if len(self._buffer) >= self.rows_per_group:
                 self._flush()
-        self.episodes += 1
 
     def _flush(self) -> None:
         import pyarrow as pa
@@ -362,7 +386,8 @@ class DatasetWriter:
         self.meta["shards"] = self._shards
         write_text_atomic(self._tmp / META_FILE, json.dumps(self.meta, indent=2, sort_keys=True),
                           fsync=True)
-        write_text_atomic(self._tmp / "README.md", _card(self.path.name, self.meta), fsync=True)
+        write_text_atomic(self._tmp / "README.md", _card(self.path.name, self.meta,
+                                                          self.description), fsync=True)
         for shard in self._shards:
             _fsync(self._tmp / DATA_DIR / shard)
         old = self.path.parent / f".{self.path.name}.old"
@@ -383,11 +408,14 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def _card(name: str, meta: dict[str, Any]) -> str:
+_RECORDED = ("Rollouts recorded with awm_gym's `World.record_dataset`: one row per step (an "
+             "episode of T actions has T + 1 rows; the last holds the final observation and the "
+             "database diff).")
+
+
+def _card(name: str, meta: dict[str, Any], description: str = _RECORDED) -> str:
     lines = ["---", "tags:", "- awm-gym", "- tool-use", "- reinforcement-learning", "---", "",
-             f"# {name}", "", "Rollouts recorded with awm_gym's `World.record_dataset`: one row "
-             "per step (an episode of T actions has T + 1 rows; the last holds the final "
-             "observation and the database diff).", "",
+             f"# {name}", "", description, "",
              f"- episodes: {meta['episodes']}", f"- rows: {meta['rows']}", "", "## Recordings", ""]
     for rec in meta["recordings"]:
         lines.append(f"- {rec['env']} | policy {rec['policy']} | episodes "
@@ -413,6 +441,12 @@ class RecordingMeta:
     """The seed of the first episode (episode k ran with ``seed + k``)."""
     options: Mapping[str, Any] | None = None
     """The reset options of the run (per-episode lists included), stored as JSON."""
+    world_set: str | None = None
+    """The world set's directory (None: the built-in worlds, or not known): where
+    :func:`~awm_gym.manager.rescore.rescore_dataset` replays the episodes by default."""
+    replay: Mapping[str, Any] | None = None
+    """The :class:`~awm_gym.envs.config.EnvConfig` fields an identical replay needs
+    (:data:`REPLAY_FIELDS`: the step limit, text limits, unknown-tool mode, clock)."""
 
 
 def record(episodes: Iterable[Episode], path: str | os.PathLike, meta: RecordingMeta,
@@ -442,7 +476,8 @@ def record(episodes: Iterable[Episode], path: str | os.PathLike, meta: Recording
         writer.meta.setdefault("recordings", []).append({
             "env": meta.env, "policy": meta.policy, "seed": meta.seed,
             "episodes": writer.episodes, "first_episode": first,
-            "options": _jsonable(meta.options), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+            "options": _jsonable(meta.options), "world_set": meta.world_set,
+            "replay": _jsonable(meta.replay), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return path
 
 

@@ -30,6 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from awm_gym.envs.protocol import Runtime
+from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
 from awm_gym.envs.vector_env import AWMVectorEnv
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.episode import EPISODE_FIELDS, Episode
@@ -41,6 +42,7 @@ from awm_gym.manager.recording import (
     info_columns,
     load_episodes,
     record,
+    replay_settings,
 )
 from awm_gym.manager.rollout import check_episodes, run_episodes
 from awm_gym.manager.scheduler import Scheduler
@@ -259,8 +261,17 @@ class World:
         stream = self.run_episodes(episodes, seed, options, info_keys=keys, capture_db_diff=True,
                                    desc=f"record {path.name}")
         meta = RecordingMeta(env=str(self.env_name), policy=self.policy_name, seed=seed,
-                             options=options)
+                             options=options, world_set=self._world_set_dir(),
+                             replay=replay_settings(self.envs.config))
         return record(stream, path, meta, info_keys=keys, mode=mode)
+
+    def _world_set_dir(self) -> str | None:
+        """The directory of the world set the instances run (None: built-in, or remote)."""
+        world_set = getattr(self.envs.runtime, "world_set", None)
+        root = getattr(world_set, "root", None)
+        if root is None or os.path.realpath(root) == os.path.realpath(BUILTIN_WORLDS_DIR):
+            return None
+        return str(root)
 
     def render_transcripts(self, out_dir: str | os.PathLike, max_episodes: int = 10,
                            seed: int | None = None, options: dict[str, Any] | None = None,
