@@ -86,9 +86,11 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
     if world.is_main and split is not None:
         split.save(out / "split.json")
     train_envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step // world.world_size,
-                           split, Subset.TRAIN if split is not None else None)
+                           split, Subset.TRAIN if split is not None else None,
+                           local_ranks=world.local_world_size)
     with closing_on_error(train_envs.close):
-        eval_envs = make_eval_envs(cfg.rollout, cfg.eval, train_envs, split, world.world_size)
+        eval_envs = make_eval_envs(cfg.rollout, cfg.eval, train_envs, split, world.world_size,
+                                   world.local_world_size)
     timings: dict[str, float] = {}
     try:
         summary = _train(cfg, out, world, kind, checkpoint, split, train_envs, eval_envs, sink,

@@ -84,6 +84,12 @@ def check_parallel(parallel: ParallelConfig, *, world_size: int, groups_per_step
     """
     if world_size <= 1:
         return
+    if device.startswith("cuda:"):
+        raise AgentConfigError(
+            f"run.device={device!r} with {world_size} ranks: under torchrun each rank trains and "
+            "samples on its own GPU, cuda:LOCAL_RANK, and a fixed index would put every rank on "
+            f"{device}. Use --run.device cuda (or auto), and pick the GPUs with "
+            "CUDA_VISIBLE_DEVICES.")
     if groups_per_step % world_size:
         raise AgentConfigError(
             f"rollout.groups_per_step={groups_per_step} cannot be split over {world_size} ranks "

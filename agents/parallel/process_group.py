@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["DistInfo", "choose_backend", "init_distributed", "barrier", "local_rank"]
+__all__ = ["DistInfo", "choose_backend", "init_distributed", "barrier", "local_rank",
+           "local_world_size"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,9 @@ class DistInfo:
 
     rank: int = 0
     world_size: int = 1
+    local_world_size: int = 1
+    """Ranks on this rank's node (torchrun's ``LOCAL_WORLD_SIZE``): they share its cores, so
+    each rank's envs start ``cores // local_world_size`` workers on "auto"."""
 
     @property
     def is_main(self) -> bool:
@@ -37,6 +41,15 @@ class DistInfo:
 def local_rank() -> int:
     """This process's index on its node (torchrun's ``LOCAL_RANK``; 0 without torchrun)."""
     return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def local_world_size() -> int:
+    """The ranks on this node (torchrun's ``LOCAL_WORLD_SIZE``; 1 without torchrun).
+
+    Read when the group is joined: vLLM's external launcher later overwrites the variable with
+    its tensor-parallel size.
+    """
+    return max(1, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
 
 
 def choose_backend(device: str) -> str:
@@ -86,7 +99,7 @@ def init_distributed(device: str = "cpu", timeout_s: float | None = None) -> Dis
             torch.cuda.set_device(local_rank())
         kwargs = {} if timeout_s is None else {"timeout": datetime.timedelta(seconds=timeout_s)}
         dist.init_process_group(backend=choose_backend(device), **kwargs)
-    return DistInfo(dist.get_rank(), dist.get_world_size())
+    return DistInfo(dist.get_rank(), dist.get_world_size(), local_world_size())
 
 
 def barrier(world: DistInfo) -> None:

@@ -25,9 +25,12 @@ __all__ = ["make_envs", "make_split", "make_eval_envs", "record_oracle", "world_
 
 
 def make_envs(rollout: RolloutConfig, num_envs: int, split: Split | None = None,
-              subset: Subset | None = None, worlds: Sequence[str] | None = None) -> Any:
+              subset: Subset | None = None, worlds: Sequence[str] | None = None,
+              local_ranks: int = 1) -> Any:
     """A vector env with ``num_envs`` instances: of the rollout's worlds, or of ``subset`` of
-    ``split`` (``worlds`` replaces ``rollout.worlds`` when given).
+    ``split`` (``worlds`` replaces ``rollout.worlds`` when given). ``local_ranks``: the ranks
+    on this node (:attr:`~agents.parallel.DistInfo.local_world_size`), which share its cores
+    when the env's ``num_workers`` is "auto" (the env's ``local_processes``).
 
     Example:
         >>> envs = make_envs(TrainConfig().rollout, 2)   # doctest: +SKIP
@@ -41,6 +44,8 @@ def make_envs(rollout: RolloutConfig, num_envs: int, split: Split | None = None,
         kwargs["worlds"] = list(worlds)
     if split is not None:
         kwargs.update(split=split, subset=subset)
+    if local_ranks > 1:
+        kwargs["local_processes"] = local_ranks
     return gym.make_vec(rollout.env_id, num_envs=num_envs, **kwargs)
 
 
@@ -77,16 +82,18 @@ def world_set_path(rollout: RolloutConfig) -> str | None:
 
 
 def make_eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: Any,
-                   split: Split | None, ranks: int = 1) -> dict[str, Any]:
+                   split: Split | None, ranks: int = 1, local_ranks: int = 1) -> dict[str, Any]:
     """One evaluation env per evaluated subset: ``train`` (every training task), and with a
     split ``val_tasks`` (held-out tasks of the training worlds) and ``val_worlds`` (every
     task of the held-out worlds); a subset with no task here is left out. Each is sized for
-    one rank's share of the episodes (``ranks``: the number of processes)."""
+    one rank's share of the episodes (``ranks``: the number of processes; ``local_ranks``:
+    those on this node, see :func:`make_envs`)."""
     from ..grpo.rollout import list_tasks
 
     tasks = len(list_tasks(train_envs))
     out = {"train": make_envs(rollout, eval_width(evaluation.episodes_per_task * tasks, ranks),
-                              split, Subset.TRAIN if split is not None else None)}
+                              split, Subset.TRAIN if split is not None else None,
+                              local_ranks=local_ranks)}
     if split is None:
         return out
     per_task = evaluation.val_episodes_per_task or evaluation.episodes_per_task
@@ -101,7 +108,7 @@ def make_eval_envs(rollout: RolloutConfig, evaluation: EvalConfig, train_envs: A
             if worlds:
                 n = sum(len(split.tasks(subset)[w]) for w in worlds)
                 out[subset.value] = make_envs(rollout, eval_width(per_task * n, ranks), split,
-                                              subset, worlds)
+                                              subset, worlds, local_ranks)
     return out
 
 

@@ -131,10 +131,16 @@ so set num_workers >= 1 (e.g. one per node or core).
     isolation: Isolation = "auto"
     worker_memory_mb: int | None = 4096
     import_timeout_s: float = 60.0
+    local_processes: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_workers", coerce_workers(self.num_workers))
         _check_choice("isolation", self.isolation, Isolation)
+        if isinstance(self.local_processes, bool) or not isinstance(self.local_processes, int) \
+                or self.local_processes < 1:
+            raise ValueError(f"EnvConfig.local_processes={self.local_processes!r}: must be an "
+                             "int >= 1 (the processes on this machine that each make an env, "
+                             "e.g. torchrun's LOCAL_WORLD_SIZE).")
         self._check_backend()
         if self.worker_memory_mb is not None and self.worker_memory_mb < 256:
             raise ValueError(f"EnvConfig.worker_memory_mb={self.worker_memory_mb}: must be >= 256 "
@@ -192,6 +198,11 @@ class EnvConfig:
     per core (:func:`awm_gym.envs.vector_env.shard_count`). 0 runs everything in the caller's
     process (trusted code only); k >= 1 isolates crashes and lets instances use k cores. A
     string of digits is read as an int. See docs/benchmarks.md, 'Worker count'."""
+    local_processes: int = 1
+    """Processes on this machine that each make an env like this one and share its cores (a
+    data-parallel trainer's ranks on the node, torchrun's LOCAL_WORLD_SIZE): ``num_workers``
+    "auto" counts ``cores // local_processes`` cores (at least 1), so 8 ranks on 16 cores start
+    2 workers each, not 16. Explicit worker counts are taken as they are."""
     backend: Backend = "local"
     """Where the ``num_workers`` shards run: 'local' (processes on this machine) or 'ray' (one
     Ray actor per shard, placed anywhere in the Ray cluster at ``ray_address``; needs
@@ -309,7 +320,8 @@ class EnvConfig:
         return ShardingConfig(num_workers=self.num_workers, backend=self.backend,
                               ray_address=self.ray_address, isolation=self.isolation,
                               worker_memory_mb=self.worker_memory_mb,
-                              import_timeout_s=self.import_timeout_s)
+                              import_timeout_s=self.import_timeout_s,
+                              local_processes=self.local_processes)
 
     @property
     def scoring(self) -> ScoringConfig:

@@ -36,7 +36,7 @@ from awm_gym.worlds.splits import OnMismatch, Split, Subset
 from awm_gym.worlds.world_set import WorldSet
 
 __all__ = ["AWMVectorEnv", "batch_infos", "make_runtime", "shard_count", "trusted_workers",
-           "contained_workers"]
+           "contained_workers", "cores_per_process"]
 
 
 def batch_infos(n: int, items: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
@@ -84,7 +84,8 @@ def make_runtime(world_set: WorldSet, worlds: Sequence[str], num_instances: int,
         return WorldShardedRuntime(world_set, worlds, num_instances, config, tasks=tasks,
                                    workers_per_world=per_world)
     contained = sharding.is_contained(world_set.root, BUILTIN_WORLDS_DIR)
-    workers = shard_count(sharding.num_workers, num_instances, contained=contained)
+    workers = shard_count(sharding.num_workers, num_instances, contained=contained,
+                          cores=cores_per_process(sharding.local_processes))
     if workers:
         return ShardedRuntime(world_set, worlds, num_instances, config, workers,
                               contained=contained, tasks=tasks)
@@ -111,6 +112,18 @@ def _usable_cores(cores: int | None) -> int:
         return cores
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
         (os.cpu_count() or 1)
+
+
+def cores_per_process(local_processes: int = 1, cores: int | None = None) -> int:
+    """The cores one of ``local_processes`` processes that share this machine may count on
+    (:attr:`EnvConfig.local_processes`): this process's usable cores (``cores``: given)
+    divided among them, at least 1.
+
+    Example:
+        >>> [cores_per_process(n, cores=16) for n in (1, 8, 32)]
+        [16, 2, 1]
+    """
+    return max(1, _usable_cores(cores) // local_processes)
 
 
 def contained_workers(num_instances: int, cores: int | None = None) -> int:

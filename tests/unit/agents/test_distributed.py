@@ -156,3 +156,41 @@ def test_rank_device_the_engine_is_built_with_the_placement(monkeypatch):
     VLLMBackend("no-such-model", SamplingConfig())
     assert seen["distributed_executor_backend"] == "external_launcher"
     assert seen["seed"] == 1
+
+
+def test_workers_per_rank_a_fixed_cuda_index_under_torchrun_is_refused():
+    """``--run.device cuda:1`` on 2 ranks would put both ranks on GPU 1; each rank takes
+    cuda:LOCAL_RANK, so the error names the field and the fix."""
+    from agents.errors import AgentConfigError
+    from agents.parallel import ParallelConfig, check_parallel
+
+    args = {"world_size": 2, "groups_per_step": 4, "sampler": "vllm", "lora": False,
+            "warm_start": False}
+    with pytest.raises(AgentConfigError, match=re.escape("run.device='cuda:1' with 2 ranks")) \
+            as e:
+        check_parallel(ParallelConfig(), device="cuda:1", **args)
+    assert "--run.device cuda" in str(e.value) and "CUDA_VISIBLE_DEVICES" in str(e.value)
+    check_parallel(ParallelConfig(), device="cuda", **args)  # each rank's own GPU
+    check_parallel(ParallelConfig(), device="cuda:1", **{**args, "world_size": 1})
+
+
+def test_workers_per_rank_auto_workers_share_the_node_between_local_ranks(monkeypatch):
+    """8 ranks on a 16-core node: each rank's "auto" env counts 2 cores, not 16, and the
+    trainer's envs are told how many ranks share the node (torchrun's LOCAL_WORLD_SIZE)."""
+    from awm_gym.envs.vector_env import cores_per_process, shard_count
+
+    from agents.config import TrainConfig
+    from agents.parallel.process_group import local_world_size
+    from agents.stages.data import make_envs
+
+    alone = shard_count("auto", 1024, contained=False, cores=cores_per_process(1, cores=16))
+    shared = shard_count("auto", 1024, contained=False, cores=cores_per_process(8, cores=16))
+    assert (alone, shared) == (16, 2)
+    assert shard_count("auto", 256, contained=True, cores=cores_per_process(8, cores=16)) == 2
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "8")
+    assert local_world_size() == 8
+    envs = make_envs(TrainConfig().rollout, 2, local_ranks=local_world_size())
+    try:
+        assert envs.config.sharding.local_processes == 8
+    finally:
+        envs.close()

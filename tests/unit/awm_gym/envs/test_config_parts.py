@@ -86,3 +86,9 @@ def test_a_contained_runtime_gets_a_worker_per_32_instances_up_to_one_per_core()
     assert [contained_workers(n, cores=4) for n in (1, 32, 33, 100, 128, 129, 4096)] == \
         [1, 1, 2, 4, 4, 4, 4]
     assert contained_workers(10_000) >= 1  # the machine's own core count
+
+
+def test_workers_per_rank_local_processes_is_checked():
+    assert EnvConfig(local_processes=4).sharding.local_processes == 4
+    with pytest.raises(ValueError, match="EnvConfig.local_processes=0: must be an int >= 1"):
+        EnvConfig(local_processes=0)
