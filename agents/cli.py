@@ -8,6 +8,9 @@
 * ``awm agent --world W --task T --endpoint URL``: AWM's demo agent on our runtime: one episode
   of task ``T`` (an index, or the task's text) with an OpenAI-compatible endpoint; each turn is
   printed, then the verifier's verdict. Its options are the fields of :class:`AgentOptions`.
+  A prompt the served model's context cannot hold ends the episode (``prompt_too_long``) with
+  one line on stderr naming the prompt's tokens, the context and the option that shortens the
+  prompt (:func:`overflow_line`).
 
 Both build their options with :mod:`awm_gym.cli_config` (kebab-case flags, help from the field
 docstrings).
@@ -42,7 +45,7 @@ from .chat_format import CatalogueMode
 from .policies.sampling import SamplingConfig
 
 __all__ = ["add_subcommands", "train_config_from_args", "main_train", "AgentOptions",
-           "summary_line", "rate_changes"]
+           "summary_line", "rate_changes", "overflow_line"]
 
 logger = logging.getLogger(__name__)
 
@@ -220,6 +223,9 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         label = traj.turns[-1].info.get("verifier_label") if traj.turns else None
         print(f"=== reward {traj.reward} | success {traj.success} | verifier {label} | "
               f"truncation {traj.truncation}")
+        if traj.turns and traj.turns[-1].finish_reason == "prompt_too_long":
+            print(overflow_line(policy.backend.context_overflow, len(traj.turns), options),
+                  file=sys.stderr)
         if options.transcript:
             from awm_gym.manager import write_transcripts
 
@@ -229,6 +235,46 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         policy.close()
         envs.close()
     return 0 if traj.success else 1
+
+
+_SHORTER = {CatalogueMode.FULL: "--catalogue compact (or --catalogue names)",
+            CatalogueMode.COMPACT: "--catalogue names"}
+"""The catalogue option that shortens the prompt, by the catalogue the prompt had."""
+
+
+def overflow_line(overflow: Any, turn: int, options: AgentOptions) -> str:
+    """The one line ``awm agent`` prints when turn ``turn``'s prompt does not fit the served
+    model's context: the prompt's tokens, the context, and the options that shorten the prompt.
+
+    ``overflow`` is the backend's :class:`~agents.policies.openai_policy.ContextOverflow`
+    (None when the server's error named nothing).
+
+    Example:
+        >>> from agents.policies.openai_policy import parse_context_overflow
+        >>> print(overflow_line(parse_context_overflow(
+        ...     "This model's maximum context length is 2048 tokens. However, your prompt "
+        ...     "contains 9770 input tokens."), 1, AgentOptions(world="spotify", task="0")))
+        awm agent: the prompt of turn 1 has 9770 tokens but the served model's context is 2048 \
+tokens; shorten it with --catalogue compact (or --catalogue names), or serve the model with a \
+longer context.
+    """
+    prompt = context = chars = new = None
+    if overflow is not None:
+        prompt, context = overflow.prompt_tokens, overflow.context_tokens
+        chars, new = overflow.prompt_chars, overflow.max_new_tokens
+    size = (f"has {prompt} tokens" if prompt is not None else
+            f"has {chars} characters" if chars is not None else "is too long")
+    limit = (f"the served model's context is {context} tokens" if context is not None else
+             "the served model did not say its context size")
+    shorten = [_SHORTER[mode] for mode in (CatalogueMode(options.catalogue),) if mode in _SHORTER]
+    if turn > 1:
+        shorten.append("--window N (only the last N turns)")
+    fixes = [f"shorten it with {' or '.join(shorten)}"] if shorten else []
+    if prompt is not None and context is not None and new and prompt < context < prompt + new:
+        fixes.append(f"leave room for the reply with --max-new-tokens {context - prompt} or less")
+    fixes.append("serve the model with a longer context")
+    return (f"awm agent: the prompt of turn {turn} {size} but {limit}; "
+            f"{', '.join(fixes[:-1])}{', or ' if len(fixes) > 1 else ''}{fixes[-1]}.")
 
 
 def add_subcommands(subparsers: Any) -> None:

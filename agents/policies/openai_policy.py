@@ -6,7 +6,10 @@ Each turn is one chat-completions request carrying the windowed messages of
 the shared ones of :mod:`awm_gym.llm_endpoint`: transient failures (connection errors, timeouts,
 429 and 5xx) are retried with exponential backoff; other 4xx answers are deterministic and
 raise :class:`~awm_gym.errors.ProviderError` at once, except a prompt over the model's context,
-which becomes a turn with finish reason ``prompt_too_long`` (a bad rollout is data).
+which becomes a turn with finish reason ``prompt_too_long`` (a bad rollout is data); the
+backend keeps what the server said about it (:class:`ContextOverflow`: the prompt's tokens and
+the model's context, read from the error text, or the context from the model list's
+``max_model_len``) so that a command can name the fix.
 
 Against a vLLM server the request also asks for token ids (``return_token_ids``) and
 log-probabilities, so each :class:`~agents.policies.sampling.Generation` carries the prompt ids
@@ -22,8 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from awm_gym.boundary import closing_on_error
@@ -36,9 +41,65 @@ from .sampling import Generation, SamplingConfig
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["OpenAIBackend", "OpenAIPolicy"]
+__all__ = ["OpenAIBackend", "OpenAIPolicy", "ContextOverflow", "parse_context_overflow"]
 
-_CONTEXT_ERRORS = ("maximum context length", "context length", "too long")
+_CONTEXT_ERRORS = ("maximum context length", "context length", "maximum model length",
+                   "too long")
+_CONTEXT_SIZE = (r"maximum context length is (\d+)", r"maximum context length \((\d+)\)",
+                 r"maximum model length of (\d+)")
+"""Where servers name the model's context (vLLM's messages across versions, OpenAI's)."""
+_PROMPT_SIZE = (r"contains (?:at least )?(\d+) input tokens", r"has (\d+) input tokens",
+                r"\((\d+) in the messages", r"resulted in (\d+) tokens",
+                r"Input length \((\d+)\)", r"prompt \(length (\d+)\)",
+                r"requested (\d+) tokens in the messages")
+"""Where they name the prompt's tokens."""
+_PROMPT_CHARS = (r"contains (\d+) characters",)
+"""Where vLLM names the prompt's characters instead (a text longer than any context fits)."""
+
+
+@dataclass(frozen=True)
+class ContextOverflow:
+    """A prompt the server refused as longer than the model's context.
+
+    Example:
+        >>> parse_context_overflow("This model's maximum context length is 512 tokens. However, "
+        ...                        "your prompt contains 4100 input tokens, which exceeds ...")
+        ContextOverflow(prompt_tokens=4100, context_tokens=512, max_new_tokens=None, \
+prompt_chars=None, message=...)
+    """
+
+    prompt_tokens: int | None
+    """The prompt's tokens, as the server counted them (None: it did not say)."""
+    context_tokens: int | None
+    """The model's context (None: neither the error nor the model list said)."""
+    max_new_tokens: int | None
+    """The reply's token limit the request asked for."""
+    prompt_chars: int | None
+    """The prompt's characters, where the server counted those instead of tokens."""
+    message: str
+    """The server's error text."""
+
+    def __repr__(self) -> str:
+        return (f"ContextOverflow(prompt_tokens={self.prompt_tokens}, context_tokens="
+                f"{self.context_tokens}, max_new_tokens={self.max_new_tokens}, prompt_chars="
+                f"{self.prompt_chars}, message=...)")
+
+
+def parse_context_overflow(message: str, context_tokens: int | None = None,
+                           max_new_tokens: int | None = None) -> ContextOverflow:
+    """The token counts a context-length error names; ``context_tokens`` (the model list's
+    ``max_model_len``) stands in when the text names no context."""
+
+    def first(patterns: Sequence[str]) -> int | None:
+        for pattern in patterns:
+            match = re.search(pattern, message, flags=re.IGNORECASE)
+            if match:
+                return int(match.group(1))
+        return None
+
+    context = first(_CONTEXT_SIZE)
+    return ContextOverflow(first(_PROMPT_SIZE), context if context is not None else
+                           context_tokens, max_new_tokens, first(_PROMPT_CHARS), message)
 
 
 class OpenAIBackend:
@@ -67,6 +128,10 @@ class OpenAIBackend:
         self._client = make_async_client(endpoint)
         self.requests = 0
         self.retries = 0
+        self.max_model_len: int | None = None
+        """The model's context as the model list gives it (vLLM's ``max_model_len``), or None."""
+        self.context_overflow: ContextOverflow | None = None
+        """The last prompt the server refused as too long for the context (None: none yet)."""
         with closing_on_error(self.close):
             self.model, owner = self._loop.run(self._resolve_model(vllm_extras))
         self.vllm_extras = (owner == "vllm") if vllm_extras is None else vllm_extras
@@ -86,6 +151,8 @@ class OpenAIBackend:
             raise ProviderError(f"{self.endpoint.base_url} lists no model; name one "
                                 "(LLMEndpoint.model, `--model`).")
         chosen = next((m for m in models.data if m.id == self.endpoint.model), models.data[0])
+        length = getattr(chosen, "max_model_len", None)  # vLLM lists it; OpenAI does not
+        self.max_model_len = length if isinstance(length, int) and length > 0 else None
         return (self.endpoint.model or chosen.id), getattr(chosen, "owned_by", None)
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
@@ -121,6 +188,8 @@ class OpenAIBackend:
         except ProviderError as e:
             if isinstance(e.__cause__, openai.BadRequestError) and any(
                     s in str(e.__cause__).lower() for s in _CONTEXT_ERRORS):
+                self.context_overflow = parse_context_overflow(
+                    str(e.__cause__), self.max_model_len, sampling.max_new_tokens)
                 return Generation((), (), (), "prompt_too_long", "")
             raise
         finally:

