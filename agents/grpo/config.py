@@ -21,6 +21,7 @@ from awm_gym.vocab import coerce_enum
 
 from ..errors import AgentConfigError
 from .advantages import AdvantageMode
+from .curriculum import TaskSampling
 
 __all__ = ["BackendKind", "CutTurnMode", "LossNorm", "RolloutConfig", "GRPOConfig", "OptimConfig"]
 
@@ -117,9 +118,37 @@ class RolloutConfig:
     """An exclusion file (``awm check PATH --write-exclusions FILE``): its tasks are never
     trained on, recorded or evaluated (the env's ``exclude``; a split made from fractions
     leaves them out too)."""
+    dynamic_sampling: bool = False
+    """Refill the step with groups that carry signal (DAPO's dynamic sampling): run up to
+    max_sampling_rounds rounds of groups_per_step groups and keep the groups whose rewards
+    differ until the step has groups_per_step of them (docs/training.md, "Every step on
+    signal"). Off: one round, and groups whose rewards are all equal are dropped."""
+    max_sampling_rounds: int = 4
+    """With dynamic_sampling, rollout rounds a step may run at most, the first included (when
+    they are spent the step trains on the groups it has; rollout/groups_short counts the rest)."""
+    task_sampling: TaskSampling = TaskSampling.UNIFORM
+    """How a step draws its tasks: uniform (a fresh shuffle of all tasks) | pass_rate (weight
+    max(pass_rate_floor, 4 p (1 - p)) by each task's recent pass rate p: tasks in the learnable
+    band first, tasks always or never solved drawn less, none starved)."""
+    pass_rate_ema: float = 0.5
+    """Weight of a task's newest group in its pass rate (an exponential moving average)."""
+    pass_rate_floor: float = 0.05
+    """Smallest draw weight of a task under task_sampling pass_rate (a task at p = 0.5 weighs 1):
+    > 0, so a task never or always solved is still drawn now and then and measured again."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "backend", BackendKind.coerce(self.backend))
+        object.__setattr__(self, "task_sampling", TaskSampling.coerce(self.task_sampling))
+        if self.max_sampling_rounds < 1:
+            raise AgentConfigError(f"RolloutConfig.max_sampling_rounds="
+                                   f"{self.max_sampling_rounds}: use >= 1 (the first round "
+                                   "counts).")
+        if not 0 < self.pass_rate_ema <= 1:
+            raise AgentConfigError(f"RolloutConfig.pass_rate_ema={self.pass_rate_ema}: use a "
+                                   "weight in (0, 1].")
+        if not 0 < self.pass_rate_floor <= 1:
+            raise AgentConfigError(f"RolloutConfig.pass_rate_floor={self.pass_rate_floor}: use "
+                                   "a weight in (0, 1] (0 would starve tasks never solved).")
         if self.env_backend not in ("local", "ray"):
             raise AgentConfigError(f"RolloutConfig.env_backend={self.env_backend!r}: choose one "
                                    "of 'local', 'ray'.")

@@ -35,6 +35,7 @@ from .rollout import Trajectory
 
 __all__ = ["MetricsSink", "JSONLSink", "ConsoleSink", "MultiSink", "TensorBoardSink",
            "WandbSink", "ReportTo", "TRL_NAMES", "make_report_sink", "rollout_metrics",
+           "rollout_totals", "metrics_from_totals",
            "plot_metrics", "reward_figure", "read_jsonl"]
 
 REWARD_MEAN = "rollout/reward_mean"
@@ -52,6 +53,21 @@ TRUNC_CONTEXT = "rollout/trunc_context_episodes"
 CONTEXT_OVERFLOW_RATE = "rollout/context_overflow_rate"
 """Share of episodes stopped by a prompt over the context; GRPO leaves them unscored."""
 MASKED_EPISODES = "rollout/masked_cut_episodes"
+ROUNDS = "rollout/rounds"
+"""Rollout rounds the step ran (1 without dynamic sampling)."""
+EPISODES_SAMPLED = "rollout/episodes_sampled"
+GROUPS_KEPT = "rollout/groups_kept"
+"""Groups the step trained on (with dynamic sampling: groups with signal, up to
+groups_per_step; without: every group drawn)."""
+GROUPS_DISCARDED = "rollout/groups_discarded"
+GROUPS_WITH_SIGNAL = "rollout/groups_with_signal"
+GROUPS_SHORT = "rollout/groups_short"
+"""groups_per_step minus the groups with signal kept, when dynamic sampling spent its rounds
+first (0 otherwise, and 0 without dynamic sampling)."""
+DISCARDED_TIME_FRAC = "rollout/discarded_time_frac"
+"""Share of the step's rollout seconds spent on groups it discarded."""
+PASS_RATE_PREFIX = "pass_rate/"
+"""``pass_rate/<world>/<task_idx>``: a task's pass rate, logged at the steps that drew it."""
 LOGP_DIFF_MEAN = "sampling/sampling_logp_difference/mean"
 """Mean |trainer - sampler| log-probability over sampled tokens, before the update (TRL's name)."""
 LOGP_DIFF_MAX = "sampling/sampling_logp_difference/max"
@@ -265,26 +281,55 @@ class MultiSink:
             sink.close()
 
 
+_TOTALS = ("episodes", "reward", "reward_sq", "success", "format_error", "unscored", "turns",
+           "tokens", "prompt_tokens", "turn_samples", "trunc_length", "trunc_max_turns",
+           "trunc_context")
+
+
+def rollout_totals(trajectories: Sequence[Trajectory]) -> list[float]:
+    """Sums over a batch of episodes (in :data:`_TOTALS` order) from which
+    :func:`metrics_from_totals` derives the rollout metrics: ranks add these few floats
+    (``all_reduce``) instead of moving their trajectories.
+
+    Example:
+        >>> rollout_totals([])[:3]
+        [0.0, 0.0, 0.0]
+    """
+    turns = [t for tr in trajectories for t in tr.turns]
+    return [float(len(trajectories)), float(sum(t.reward for t in trajectories)),
+            float(sum(t.reward ** 2 for t in trajectories)),
+            float(sum(t.success for t in trajectories)),
+            float(sum(t.format_error for t in trajectories)),
+            float(sum(not t.reward_valid for t in trajectories)),
+            float(sum(t.num_turns for t in trajectories)),
+            float(sum(t.completion_tokens for t in trajectories)),
+            float(sum(len(t.generation.prompt_ids) for t in turns)), float(len(turns)),
+            float(sum(t.finish_reason == "length" for t in turns)),
+            float(sum(t.truncation == "max_turns" for t in trajectories)),
+            float(sum(t.is_context_overflow for t in trajectories))]
+
+
+def metrics_from_totals(totals: Sequence[float]) -> dict[str, float]:
+    """Reward, success, format errors, lengths and truncations from :func:`rollout_totals`
+    (summed over ranks or not); ``{}`` for no episodes."""
+    t = dict(zip(_TOTALS, totals, strict=True))
+    n = t["episodes"]
+    if not n:
+        return {}
+    mean = t["reward"] / n
+    return {
+        REWARD_MEAN: mean, REWARD_STD: math.sqrt(max(t["reward_sq"] / n - mean ** 2, 0.0)),
+        SUCCESS_RATE: t["success"] / n, FORMAT_ERROR_RATE: t["format_error"] / n,
+        UNSCORED_RATE: t["unscored"] / n, TURNS: t["turns"] / n, TOKENS: t["tokens"] / n,
+        PROMPT_TOKENS: t["prompt_tokens"] / t["turn_samples"] if t["turn_samples"] else 0.0,
+        TRUNC_LENGTH: t["trunc_length"], TRUNC_MAX_TURNS: t["trunc_max_turns"],
+        TRUNC_CONTEXT: t["trunc_context"], CONTEXT_OVERFLOW_RATE: t["trunc_context"] / n,
+    }
+
+
 def rollout_metrics(trajectories: Sequence[Trajectory]) -> dict[str, float]:
     """Reward, success, format errors, lengths and truncations of a batch of episodes."""
-    if not trajectories:
-        return {}
-    rewards = np.array([t.reward for t in trajectories])
-    turns = [t for tr in trajectories for t in tr.turns]
-    return {
-        REWARD_MEAN: float(rewards.mean()), REWARD_STD: float(rewards.std()),
-        SUCCESS_RATE: float(np.mean([t.success for t in trajectories])),
-        FORMAT_ERROR_RATE: float(np.mean([t.format_error for t in trajectories])),
-        UNSCORED_RATE: float(np.mean([not t.reward_valid for t in trajectories])),
-        TURNS: float(np.mean([t.num_turns for t in trajectories])),
-        TOKENS: float(np.mean([t.completion_tokens for t in trajectories])),
-        PROMPT_TOKENS: float(np.mean([len(t.generation.prompt_ids) for t in turns]))
-        if turns else 0.0,
-        TRUNC_LENGTH: float(sum(t.finish_reason == "length" for t in turns)),
-        TRUNC_MAX_TURNS: float(sum(t.truncation == "max_turns" for t in trajectories)),
-        TRUNC_CONTEXT: float(sum(t.is_context_overflow for t in trajectories)),
-        CONTEXT_OVERFLOW_RATE: float(np.mean([t.is_context_overflow for t in trajectories])),
-    }
+    return metrics_from_totals(rollout_totals(trajectories))
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -121,14 +121,15 @@ def list_tasks(envs: Any) -> list[tuple[str, int]]:
     return list(envs.runtime.tasks)
 
 
-def _infos(n: int, observations: Sequence[str], worlds: Sequence[str], tasks: Sequence[str],
+def _infos(n: int, observations: Sequence[str], specs: Sequence[EpisodeSpec], tasks: Sequence[str],
            active: np.ndarray, restarted: np.ndarray) -> dict[str, Any]:
     def objects(values: Sequence[Any]) -> np.ndarray:
         arr = np.empty(n, dtype=object)
         arr[:] = list(values)
         return arr
 
-    return {K.OBSERVATION: objects(observations), K.WORLD: objects(worlds),
+    return {K.OBSERVATION: objects(observations), K.WORLD: objects([s.world for s in specs]),
+            K.TASK_IDX: np.array([s.task_idx for s in specs], dtype=np.int64),
             K.TASK: objects(tasks), K.ACTIVE: active.copy(), K.EPISODE_RESTARTED: restarted.copy()}
 
 
@@ -204,8 +205,7 @@ class _Run:
         n = len(self.active)
         asked = self.active & part
         start = time.perf_counter()
-        actions = self.policy.get_action(_infos(n, self.observations,
-                                                [s.world for s in self.specs], self.tasks,
+        actions = self.policy.get_action(_infos(n, self.observations, self.specs, self.tasks,
                                                 asked, self.restarted))
         self.timings.generate_s += time.perf_counter() - start
         self.restarted[asked] = False

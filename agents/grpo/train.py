@@ -57,7 +57,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -78,7 +78,16 @@ from .advantages import AdvantageMode, compute_advantages
 from .batching import build_samples, trajectory_credit
 from .checkpoint import load_optimizer_state, save_checkpoint
 from .config import CutTurnMode, GRPOConfig, LossNorm, OptimConfig, RolloutConfig
-from .rollout import EpisodeSpec, RolloutTimings, Trajectory, collect_episodes, list_tasks
+from .curriculum import (
+    PASS_RATE_FILE,
+    PassRates,
+    TaskSampling,
+    load_pass_rates,
+    weighted_order,
+    write_pass_rate_report,
+)
+from .dynamic_sampling import GroupRecord, StepRollouts, collect_step_rollouts
+from .rollout import EpisodeSpec, RolloutTimings, Trajectory, list_tasks
 from .update import grpo_update
 
 logger = logging.getLogger(__name__)
@@ -117,27 +126,44 @@ def _with_loss_norm_constant(setup: GRPOSetup, sampling: Any) -> GRPOSetup:
     return replace(setup, grpo=replace(grpo, loss_norm_constant=float(constant)))
 
 
-def step_specs(tasks: list[tuple[str, int]], rollout: RolloutConfig, seed: int, step: int
-               ) -> list[EpisodeSpec]:
-    """The episodes of GRPO step ``step``: ``groups_per_step`` groups of ``group_size``.
+def step_specs(tasks: list[tuple[str, int]], rollout: RolloutConfig, seed: int, step: int,
+               round_idx: int = 0, weights: Sequence[float] | None = None) -> list[EpisodeSpec]:
+    """The episodes of GRPO step ``step``'s round ``round_idx``: ``groups_per_step`` groups of
+    ``group_size``, group ids ``round_idx * groups_per_step + g`` (unique within the step).
+
+    Args:
+        tasks: the training tasks.
+        rollout: groups per step and group size.
+        seed, step, round_idx: what the draw derives from (round 0 is the step's first draw,
+            the only one without dynamic sampling).
+        weights: per task, its draw weight (``task_sampling=pass_rate``); None: a uniform
+            shuffle of the tasks, cycled.
 
     Example:
         >>> specs = step_specs([("w", 0), ("w", 1)], RolloutConfig(groups_per_step=3,
         ...                    group_size=2), seed=0, step=0)
         >>> [s.group for s in specs], len({s.task_idx for s in specs[:4]})
         ([0, 0, 1, 1, 2, 2], 2)
+        >>> [s.group for s in step_specs([("w", 0)], RolloutConfig(groups_per_step=2,
+        ...                              group_size=2), seed=0, step=0, round_idx=1)]
+        [2, 2, 3, 3]
     """
-    rng = random.Random(seed * 1_000_003 + step)
+    rng = random.Random(seed * 1_000_003 + step) if round_idx == 0 \
+        else random.Random(f"{seed}:{step}:{round_idx}")
     order: list[tuple[str, int]] = []
+    if weights is not None:
+        order = weighted_order(tasks, weights, rollout.groups_per_step, rng)
     while len(order) < rollout.groups_per_step:
         chunk = list(tasks)
         rng.shuffle(chunk)
         order.extend(chunk)
     specs = []
+    first = round_idx * rollout.groups_per_step
     for g in range(rollout.groups_per_step):
         world, task = order[g]
         episode_seed = rng.randrange(2**31)
-        specs.extend(EpisodeSpec(world, task, episode_seed, g) for _ in range(rollout.group_size))
+        specs.extend(EpisodeSpec(world, task, episode_seed, first + g)
+                     for _ in range(rollout.group_size))
     return specs
 
 
@@ -227,26 +253,60 @@ class GRPOTrainer:
         self.tasks = list_tasks(envs)
         self.pad_id = pad_token_id(tokenizer)
         self.step_idx = 0
+        self.pass_rates = PassRates(ema=setup.rollout.pass_rate_ema)
         self.last_trajectories: list[Trajectory] = []
+        """Every episode the last step sampled on this rank (all its rounds)."""
+        self.last_rollouts = StepRollouts()
+        """The last step's rollouts: which groups it kept, its rounds and counts."""
+        self.last_samples: list[Any] = []
+        """The training samples the last step's update used (this rank's)."""
 
     def load_state(self, checkpoint_dir: str, step: int) -> None:
-        """Restore the optimizer and step counter (the model was loaded from the same folder)."""
+        """Restore the optimizer, the tasks' pass rates and the step counter (the model was
+        loaded from the same folder)."""
         load_optimizer_state(checkpoint_dir, self.optimizer, self.train_module)
+        self.pass_rates = load_pass_rates(checkpoint_dir, self.setup.rollout.pass_rate_ema)
         self.step_idx = step
+
+    def _draw(self, round_idx: int) -> list[EpisodeSpec]:
+        """Round ``round_idx`` of this step's episodes, by the run's task sampling."""
+        r = self.setup.rollout
+        weights = None
+        if r.task_sampling is TaskSampling.PASS_RATE:
+            weights = [self.pass_rates.weight(t, r.pass_rate_floor) for t in self.tasks]
+        return step_specs(self.tasks, r, self.setup.seed, self.step_idx, round_idx, weights)
+
+    def _seed_round(self, round_idx: int) -> None:
+        s, w = self.setup, self.world
+        self.policy.set_seed(s.seed * 1_000_003 + self.step_idx + 7919 * w.rank
+                             + 1_046_527 * round_idx)
+
+    def _collect(self, timings: RolloutTimings) -> StepRollouts:
+        """This step's rollouts, round by round (one round without dynamic sampling); the
+        tasks' pass rates follow every round's groups."""
+        r = self.setup.rollout
+        step = self.step_idx
+
+        def record(records: list[GroupRecord]) -> None:
+            self.pass_rates.update((rec.outcome for rec in records), step)
+
+        return collect_step_rollouts(self.envs, self.policy, self._draw, self.setup.grpo,
+                                     needed=r.groups_per_step, max_rounds=r.max_sampling_rounds,
+                                     is_dynamic=r.dynamic_sampling, world=self.world,
+                                     seed_round=self._seed_round, on_round=record,
+                                     timings=timings)
 
     def step(self) -> dict[str, float]:
         """Run GRPO step ``self.step_idx``; returns its metrics."""
         s = self.setup
         t0 = time.perf_counter()
         w = self.world
-        specs = step_specs(self.tasks, s.rollout, s.seed, self.step_idx)
-        if w.is_distributed:
-            specs = shard_groups(specs, w.rank, w.world_size)
-        self.policy.set_seed(s.seed * 1_000_003 + self.step_idx + 7919 * w.rank)
         timings = RolloutTimings()
-        trajs = collect_episodes(self.envs, self.policy, specs, timings)
-        self.last_trajectories = trajs
-        built = step_samples(trajs, s.grpo, w)
+        rollouts = self._collect(timings)
+        self.last_rollouts = rollouts
+        self.last_trajectories = rollouts.trajectories
+        built = step_samples(rollouts.kept_trajectories, s.grpo, w)
+        self.last_samples = built.samples
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
         stats = grpo_update(self.train_module, self.optimizer, built.samples, s.grpo, s.optim,
@@ -259,13 +319,14 @@ class GRPOTrainer:
             # the weights moved: on every rank that stepped, its own samples or none
             sync_s = load_weights(self.model)
         self.step_idx += 1
-        zero_std, groups, masked = float(built.zero_std_groups), float(built.groups), built.masked
-        if w.is_distributed:  # rollout statistics of the whole step, every rank's episodes
-            zero_std, groups, masked = all_reduce([zero_std, groups, masked])
-            trajs = all_gather_objects(trajs)
-        out = M.rollout_metrics(trajs)
+        totals = M.rollout_totals(rollouts.trajectories)
+        masked = float(built.masked)
+        if w.is_distributed:  # scalars only: every rank's episodes summed, no trajectories moved
+            *totals, masked = all_reduce([*totals, masked])
+        out = M.metrics_from_totals(totals)
         out.update(stats)
-        out.update({M.FRAC_ZERO_STD: zero_std / max(groups, 1.0),
+        out.update(self._sampling_metrics(rollouts))
+        out.update({M.FRAC_ZERO_STD: rollouts.zero_std_groups / max(rollouts.groups_sampled, 1),
                     M.MASKED_EPISODES: float(masked),
                     M.LR: lr, M.ENV_TIME_S: timings.env_s, M.GENERATE_TIME_S: timings.generate_s,
                     M.TRAIN_TIME_S: t2 - t1, M.SYNC_TIME_S: sync_s,
@@ -274,18 +335,43 @@ class GRPOTrainer:
                     M.STEP_TIME_S: time.perf_counter() - t0})
         return out
 
+    def _sampling_metrics(self, rollouts: StepRollouts) -> dict[str, float]:
+        """Rounds, groups kept and discarded, their rollout time, and the pass rates (the
+        summary, and each task drawn this step)."""
+        r = self.setup.rollout
+        short = max(r.groups_per_step - rollouts.groups_kept, 0) if r.dynamic_sampling else 0
+        out = {M.ROUNDS: float(rollouts.rounds),
+               M.EPISODES_SAMPLED: float(rollouts.groups_sampled * r.group_size),
+               M.GROUPS_KEPT: float(rollouts.groups_kept),
+               M.GROUPS_DISCARDED: float(rollouts.groups_discarded),
+               M.GROUPS_WITH_SIGNAL: float(rollouts.groups_with_signal),
+               M.GROUPS_SHORT: float(short),
+               M.DISCARDED_TIME_FRAC: rollouts.discarded_s / max(rollouts.rollout_s, 1e-9)}
+        out.update(self.pass_rates.summary(self.tasks, r.pass_rate_floor))
+        for world, task in dict.fromkeys(o.task for o in rollouts.outcomes):
+            rate = self.pass_rates.rate((world, task))
+            if rate is not None:
+                out[f"{M.PASS_RATE_PREFIX}{world}/{task}"] = rate
+        return out
+
     def save(self, run_dir: str) -> str | None:
         """Checkpoint the current state under ``run_dir``; returns the folder (None off rank 0).
 
         Every rank calls it: under FSDP the full weights and optimizer state are gathered
-        (a collective), and rank 0 writes them.
+        (a collective), and rank 0 writes them (the tasks' pass rates beside them).
         """
         model_state, optimizer_state = saving_state(self.train_module, self.optimizer)
         if not self.world.is_main:
             return None
         return str(save_checkpoint(run_dir, self.step_idx, self.model, self.tokenizer,
                                    self.optimizer, self.config_record, model_state=model_state,
-                                   optimizer_state=optimizer_state))
+                                   optimizer_state=optimizer_state,
+                                   extra_files={PASS_RATE_FILE: self.pass_rates.to_json()}))
+
+    def write_pass_rates(self, run_dir: str) -> None:
+        """Write the tasks' pass-rate table and plot into ``run_dir`` (rank 0 only)."""
+        if self.world.is_main:
+            write_pass_rate_report(self.pass_rates, self.tasks, run_dir)
 
     def train(self, steps: int, sink: Any, run_dir: str | None = None,
               on_step: Callable[[int, dict[str, float]], None] | None = None) -> None:
@@ -309,3 +395,4 @@ class GRPOTrainer:
                 self.save(run_dir)
         if run_dir is not None and steps > 0:
             self.save(run_dir)
+            self.write_pass_rates(run_dir)
