@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import AgentConfigError, ModelLoadError
+from .model_unwrap import causal_lm, is_peft_model  # public here too, where callers import them
+from .parallel.engine import full_state_dict
 
 logger = logging.getLogger(__name__)
 
@@ -90,20 +92,6 @@ def enable_gradient_checkpointing(model: Any) -> None:
         gradient_checkpointing_kwargs={"use_reentrant": False})
 
 
-def is_peft_model(model: Any) -> bool:
-    """True for a peft wrapper (``PeftModel``)."""
-    return callable(getattr(model, "get_base_model", None)) and hasattr(model, "peft_config")
-
-
-def causal_lm(model: Any) -> Any:
-    """The transformers causal LM inside ``model`` (itself when it is not a peft wrapper).
-
-    A peft wrapper injects its adapters into the causal LM's layers, so running the returned
-    model runs the adapters too.
-    """
-    return model.get_base_model() if is_peft_model(model) else model
-
-
 def checkpoint_state(model: Any) -> dict[str, Any]:
     """The model's tensors by checkpoint name, adapters merged into their base weights.
 
@@ -112,8 +100,6 @@ def checkpoint_state(model: Any) -> dict[str, Any]:
     becomes ``W + scale * B @ A`` (computed apart: the trainer's model is not modified).
     """
     import torch
-
-    from .parallel.engine import full_state_dict
 
     lm = causal_lm(model)
     if not is_peft_model(model):  # an FSDP2-sharded model's shards gathered (every rank calls)

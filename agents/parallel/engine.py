@@ -33,7 +33,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from ..lora import causal_lm
+from ..model_unwrap import causal_lm
 from .config import ParallelStrategy
 from .process_group import DistInfo, local_rank
 
