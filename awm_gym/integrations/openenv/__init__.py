@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from awm_gym.integrations.openenv.distribution import check_one_distribution, missing_openenv
 from awm_gym.lazy_exports import lazy_exports
 from awm_gym.server.registry import register_server
 
@@ -44,33 +45,6 @@ __getattr__ = lazy_exports(__name__, {
     "client": ("AWMEnvClient",), "environment": ("AWMEnvironment",),
     "models": ("AWMAction", "AWMObservation", "AWMState", "AWMVerdict", "ToolCallSpec"),
     "rubric": ("AWMRubric", "rubric_for"), "tasks": ("WorldTasks",)})
-
-
-def missing_openenv(error: ImportError) -> ImportError:
-    """The one-line error a module of this package raises when OpenEnv is not installed."""
-    return ImportError(f"awm_gym.integrations.openenv needs OpenEnv ({error}); install it with "
-                       "pip install 'awm-gym[openenv]' (or 'awm-gym[openenv-core]' beside vllm "
-                       "or verifiers).")
-
-
-def check_one_distribution() -> None:
-    """Refuse an environment where ``openenv`` and ``openenv-core`` are both installed: both
-    write the same ``openenv`` package, so whichever installed last wins file by file.
-
-    Raises:
-        AWMGymError: both are installed (the message gives the fix).
-    """
-    import importlib.metadata as md
-
-    names = {(d.metadata["Name"] or "").lower() for d in md.distributions()}
-    if {"openenv", "openenv-core"} <= names:
-        from awm_gym.errors import AWMGymError
-
-        raise AWMGymError(
-            "openenv and openenv-core are both installed and write the same openenv package; "
-            "keep one: pip uninstall -y openenv openenv-core, then pip install "
-            "'awm-gym[openenv]' (today's OpenEnv) or 'awm-gym[openenv-core]' (the 0.3 line, "
-            "beside vllm or verifiers: docs/integrations.md, OpenEnv).")
 
 
 def _openenv_server(config: ServerConfig) -> ServedWorld:

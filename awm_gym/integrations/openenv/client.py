@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from awm_gym.integrations.openenv import missing_openenv
+from awm_gym.integrations.openenv.distribution import missing_openenv
 
 try:
     from openenv.core.client_types import StepResult

@@ -51,7 +51,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from awm_gym.integrations.openenv import missing_openenv
+from awm_gym.integrations.openenv.distribution import missing_openenv
 
 try:
     from openenv.core.env_server.interfaces import Environment

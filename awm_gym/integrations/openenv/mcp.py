@@ -29,15 +29,30 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from awm_gym.integrations.openenv.models import AWMAction, ToolCallSpec
+from awm_gym.integrations.openenv.models import AWMAction, AWMObservation, ToolCallSpec
 
-if TYPE_CHECKING:
-    from awm_gym.integrations.openenv.environment import AWMEnvironment
+__all__ = ["EpisodeTools", "SessionEnvironment"]
 
-__all__ = ["EpisodeTools"]
+
+class _ToolSource(Protocol):
+    @property
+    def tools(self) -> Sequence[Mapping[str, Any]]:
+        """The world's tools as MCP lists them (``name``, ``description``, ``inputSchema``)."""
+        ...
+
+
+class SessionEnvironment(Protocol):
+    """What :class:`EpisodeTools` uses of a session's environment: its backend's tools and
+    ``step_async``. An :class:`~awm_gym.integrations.openenv.environment.AWMEnvironment` is one
+    (that module imports this one, never the other way)."""
+
+    @property
+    def backend(self) -> _ToolSource: ...
+
+    async def step_async(self, action: AWMAction) -> AWMObservation: ...
 
 
 class EpisodeTools:
@@ -48,7 +63,7 @@ class EpisodeTools:
         env: the session's environment.
     """
 
-    def __init__(self, env: AWMEnvironment) -> None:
+    def __init__(self, env: SessionEnvironment) -> None:
         self._env = env
 
     def __repr__(self) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from awm_gym.integrations.openenv import missing_openenv
+from awm_gym.integrations.openenv.distribution import missing_openenv
 
 try:
     from openenv.core.env_server.types import Action, Observation, State

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from awm_gym.integrations.openenv import missing_openenv
+from awm_gym.integrations.openenv.distribution import missing_openenv
 
 try:
     from openenv.core.rubrics import Rubric as OpenEnvRubric

@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
-from awm_gym.integrations.openenv import missing_openenv
+from awm_gym.integrations.openenv.distribution import missing_openenv
 
 try:
     from openenv.core.env_server.http_server import create_app
