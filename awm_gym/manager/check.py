@@ -65,7 +65,7 @@ from awm_gym.worlds.world_set import WorldSet
 logger = logging.getLogger(__name__)
 
 __all__ = ["check_world", "iter_check", "exclusions_of", "WorldReport", "TaskReport",
-           "check_one_guarded", "report_from_wire", "report_to_wire"]
+           "check_one_guarded", "report_from_wire", "report_to_wire", "LEFT_RUNNING"]
 
 _HOST_DEFECT_SEVERITY = {"blocking_async_handler": Severity.INFO}  # every other kind: defect
 
@@ -411,6 +411,11 @@ def _digest(world_set: WorldSet, name: str) -> str:
 _WORLD_CHECK_S = 1800.0
 """How long the contained worker may take over one world before it counts as hung."""
 
+LEFT_RUNNING = "work_left_running"
+"""The kind of the finding of a world whose code left work running: the contained worker
+(:mod:`awm_gym.manager.check_worker`) ends after it, and the next worlds are checked in a new
+one."""
+
 
 def _iter_contained(world_set: WorldSet, names: list[str], config: EnvConfig
                     ) -> Iterator[WorldReport]:
@@ -421,7 +426,6 @@ def _iter_contained(world_set: WorldSet, names: list[str], config: EnvConfig
     from awm_gym.envs import wire
     from awm_gym.envs.shard_worker import send_message
     from awm_gym.envs.worker_process import WorkerProcess
-    from awm_gym.manager.check_worker import LEFT_RUNNING
     from awm_gym.worlds.template_db import default_cache_dir
 
     containment.warn_missing_layers("awm check")

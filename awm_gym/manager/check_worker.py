@@ -13,9 +13,9 @@ writes one JSON frame per world, the report in the shape of
 
 After each world it asks :mod:`awm_gym.envs.leftover_work` what the world's code left running
 (a timer, a signal handler, a thread where threads are allowed): that is a
-:data:`LEFT_RUNNING` finding of the world's report, and the worker ends once it has sent it, so
-the caller checks the next worlds in a new one. A scratch directory past its quota is a
-``scratch_quota`` finding (its files are removed before the next world).
+:data:`~awm_gym.manager.check.LEFT_RUNNING` finding of the world's report, and the worker ends
+once it has sent it, so the caller checks the next worlds in a new one. A scratch directory
+past its quota is a ``scratch_quota`` finding (its files are removed before the next world).
 """
 
 from __future__ import annotations
@@ -34,16 +34,12 @@ from awm_gym.envs.registration import get_world_set
 from awm_gym.envs.shard_worker import contain_world_worker, receive_message
 from awm_gym.envs.worker_process import open_worker_streams
 from awm_gym.errors import UnknownWorldError, WorldLoadError
+from awm_gym.manager.check import LEFT_RUNNING, check_one_guarded, report_to_wire
 from awm_gym.manager.findings import Finding, Severity
 from awm_gym.scoring.verifier_pool import VerifierPool
 
-LEFT_RUNNING = "work_left_running"
-"""The kind of the finding of a world whose code left work running (the worker then ends)."""
-
 
 def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
-    from awm_gym.manager.check import check_one_guarded, report_to_wire
-
     requests, replies = open_worker_streams(request_fd, reply_fd)
     path, names, config = receive_message(requests)
     # the caller resolved its cache (iter_check): this scrubbed process's default would be its
