@@ -27,7 +27,8 @@ interpreter per call) and feeds them :class:`VerifyJob` s, one at a time per wor
   ``timeout_s`` has its worker SIGKILLed; a dead worker is replaced; the rest of the batch goes on.
   sql-mode verifiers return evidence for an LLM judge: the label is then ``awaiting_judge``.
 
-Workers start from the ``forkserver`` context on Linux (``spawn`` elsewhere), so they never
+Workers start (:mod:`~awm_gym.scoring.verifier_launcher`) from the ``forkserver`` context on
+Linux (``spawn`` elsewhere), so they never
 inherit the caller's threads, sqlite connections or CUDA state. A worker runs this file on its
 own (``runpy.run_path``) rather than importing the ``awm_gym`` package, so it loads only the
 standard library. Unlike a plain spawn/forkserver child it does not import the caller's
@@ -41,35 +42,29 @@ closed pool) and for failures of its own (a worker that cannot start).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import multiprocessing
 import os
-import runpy
 import shutil
 import signal
-import sys
-import tempfile
 import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Literal
 
-try:
-    import fcntl
-except ImportError:  # not POSIX: no stale-directory sweep
-    fcntl = None  # type: ignore[assignment]
-
 from awm_gym import containment
-from awm_gym.boundary import closing_on_error, describe, reraise_as
+from awm_gym.boundary import reraise_as
 from awm_gym.errors import VerifierError
-from awm_gym.scoring import verifier_worker
+from awm_gym.scoring.verifier_launcher import (
+    WorkerLauncher,
+    default_state_root,
+    main_module_hidden,
+)
 from awm_gym.scoring.verifier_spawner import Spawner
-from awm_gym.scoring.verifier_worker import WORKER_RUN_NAME, KeyLRU
+from awm_gym.scoring.verifier_worker import KeyLRU
 from awm_gym.vocab import VERIFIER_KINDS, VerifierLabel, VerifierMode, coerce_enum
 
 __all__ = ["VerifierErrorKind", "VerifyJob", "VerifierResult", "VerifierPool"]
@@ -77,7 +72,6 @@ __all__ = ["VerifierErrorKind", "VerifyJob", "VerifierResult", "VerifierPool"]
 VerifierErrorKind = Literal["exception", "bad_output", "timeout", "crash", "compile"]
 
 _START_TIMEOUT_S = 60.0  # a worker that is not ready by then means the pool is broken
-_DIR_PREFIX = "awm-verify-"
 _MAX_REPLY_BYTES = 64 * 2**20  # a longer reply counts as a crash
 
 
@@ -194,7 +188,7 @@ class _Worker:
     process: Any  # multiprocessing BaseProcess
     conn: Connection
     workdir: str
-    lock_fd: int | None  # flock on workdir, held while this worker lives (see _claim_dir)
+    lock_fd: int | None  # flock on workdir, held while this worker lives (verifier_launcher)
     deadline: float  # start-up deadline until ready, then the running job's deadline
     is_ready: bool = False
     job: int | None = None  # index in the running batch
@@ -223,59 +217,6 @@ def _checked_reply(data: bytes) -> tuple[Any, ...]:
             and type(reply[5]) in (int, float)):
         return tuple(reply)
     raise ValueError("a verifier worker's reply has the wrong shape")
-
-
-def _default_state_root() -> str:
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
-        return shm
-    return tempfile.gettempdir()
-
-
-def _claim_dir(root: str) -> tuple[str, int | None]:
-    """Create a worker directory and hold an exclusive ``flock`` on it; return (path, lock fd).
-
-    The lock is how :func:`_sweep_stale_dirs` tells a live pool's directory from one left by a
-    pool whose process was SIGKILLed before its finaliser could run.
-    """
-    for _ in range(3):
-        path = tempfile.mkdtemp(prefix=_DIR_PREFIX, dir=root)
-        if fcntl is None:
-            return path, None
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if os.path.isdir(path):  # not swept between mkdtemp and flock
-                return path, fd
-        except BlockingIOError:
-            pass
-        os.close(fd)
-    raise VerifierError(f"could not claim a worker directory under {root!r}; pass another "
-                        "state_dir to VerifierPool.")
-
-
-def _sweep_stale_dirs(root: str) -> None:
-    """Remove worker directories that no live pool holds (left behind by a killed process)."""
-    if fcntl is None:
-        return
-    try:
-        names = [n for n in os.listdir(root) if n.startswith(_DIR_PREFIX)]
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(root, name)
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            pass  # held: a live pool's
-        else:
-            shutil.rmtree(path, ignore_errors=True)
-        finally:
-            os.close(fd)
 
 
 def _stop_workers(slots: list[_Worker | None], owner_pid: int) -> None:
@@ -395,21 +336,15 @@ class VerifierPool:
             )
         self._num_workers = num_workers
         self._timeout_s = float(timeout_s)
-        self._state_root = state_dir if state_dir is not None else _default_state_root()
-        self._memory_limit_mb = memory_limit_mb
-        self._recursion_limit = recursion_limit
-        self._containment_path = containment.__file__ if contained else None
         if contained:
             containment.warn_missing_layers("verifier workers")
-        method = "forkserver" if sys.platform.startswith("linux") else "spawn"
-        self._ctx = multiprocessing.get_context(method)
-        if method == "forkserver":
-            self._ctx.set_forkserver_preload([])  # never import the caller's __main__ there
+        self._launcher = WorkerLauncher(
+            state_dir if state_dir is not None else default_state_root(), memory_limit_mb,
+            recursion_limit, containment.__file__ if contained else None)
         self._spawner: Spawner | None = None  # see start(spawner=True)
         self._slots: list[_Worker | None] = [None] * num_workers
         self._lock = threading.Lock()  # one batch at a time: workers carry one job each
         self._owner_pid = os.getpid()
-        self._has_swept = False
         self._finalizer = weakref.finalize(self, _stop_workers, self._slots, self._owner_pid)
 
     @property
@@ -455,13 +390,10 @@ class VerifierPool:
             for k, w in enumerate(self._slots):
                 if w is None:
                     self._slots[k] = self._start_worker()
-        if spawner and self._spawner is None and self._ctx.get_start_method() == "forkserver":
-            with _main_module_hidden():
-                self._spawner = Spawner(self._ctx, {
-                    "timeout_s": self._timeout_s, "state_dir": self._state_root,
-                    "memory_limit_mb": self._memory_limit_mb,
-                    "recursion_limit": self._recursion_limit,
-                    "contained": self._containment_path is not None})
+        context = self._launcher.context
+        if spawner and self._spawner is None and context.get_start_method() == "forkserver":
+            with main_module_hidden():
+                self._spawner = Spawner(context, self._launcher.args)
 
     def close(self) -> None:
         """Kill the workers and remove their files. Safe to call more than once."""
@@ -618,39 +550,12 @@ class VerifierPool:
         return True
 
     def _start_worker(self) -> _Worker:
-        if not self._has_swept:
-            _sweep_stale_dirs(self._state_root)
-            self._has_swept = True
-        if self._spawner is not None:
+        if self._spawner is not None:  # the process may no longer start processes itself
             with reraise_as(VerifierError, lambda e: f"could not start a verifier worker ({e})"):
                 process, conn, workdir, lock_fd = self._spawner.start_worker()
-            return _Worker(process, conn, workdir, lock_fd,
-                           deadline=time.monotonic() + _START_TIMEOUT_S)
-        workdir, lock_fd = _claim_dir(self._state_root)
-        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
-        args = {"conn": child_conn, "workdir": workdir, "memory_limit_mb": self._memory_limit_mb,
-                "recursion_limit": self._recursion_limit,
-                "containment_path": self._containment_path}
-        process = self._ctx.Process(
-            target=runpy.run_path, args=(verifier_worker.__file__,), daemon=True,
-            name="awm-verify-worker",
-            kwargs={"init_globals": {"_WORKER_ARGS": args}, "run_name": WORKER_RUN_NAME},
-        )
-
-        def discard() -> None:
-            parent_conn.close()
-            shutil.rmtree(workdir, ignore_errors=True)
-            if lock_fd is not None:
-                os.close(lock_fd)
-
-        try:
-            with closing_on_error(discard), reraise_as(VerifierError, lambda e: (
-                    f"could not start a verifier worker ({describe(e)}); check free memory "
-                    "and the process limit (`ulimit -u`).")), _main_module_hidden():
-                process.start()
-        finally:
-            child_conn.close()  # the worker holds its own copy; ours would hide its death
-        return _Worker(process, parent_conn, workdir, lock_fd,
+        else:
+            process, conn, workdir, lock_fd = self._launcher.start_worker()
+        return _Worker(process, conn, workdir, lock_fd,
                        deadline=time.monotonic() + _START_TIMEOUT_S)
 
     def _retire(self, index: int) -> None:
@@ -660,21 +565,3 @@ class VerifierPool:
         if w is not None:
             _stop_workers([w], self._owner_pid)
 
-
-@contextlib.contextmanager
-def _main_module_hidden() -> Iterator[None]:
-    """Hide ``__main__``'s file and spec while a worker starts, so multiprocessing does not make
-    the child re-import the caller's script (the target is ``runpy.run_path`` of this file)."""
-    main = sys.modules.get("__main__")
-    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None
-             and k in main.__dict__}
-    try:
-        for key in saved:
-            if key == "__spec__":
-                main.__dict__[key] = None
-            else:
-                del main.__dict__[key]
-        yield
-    finally:
-        if main is not None:
-            main.__dict__.update(saved)

@@ -7,10 +7,11 @@ and a pickle per process, and anything that can reach it can have it run any cod
 without the worker's syscall filter. So such a pool starts a :class:`Spawner` first, before
 containment: a helper process (from the same forkserver, inside the worker's Landlock domain and
 namespaces) holding one end of a socketpair made then. It reads one-byte requests and starts one
-verifier worker each, always with the arguments it got at start, so world code that finds the
-socket can ask for a contained verifier worker and nothing else (at most :data:`MAX_ALIVE` alive
-at once). The worker's pid and directory travel back as JSON, its pipe, exit sentinel and
-directory lock as descriptors (``SCM_RIGHTS``).
+verifier worker each, always with the arguments it got at start (a
+:class:`~awm_gym.scoring.verifier_launcher.WorkerLauncher` made like the pool's), so world code
+that finds the socket can ask for a contained verifier worker and nothing else (at most
+:data:`MAX_ALIVE` alive at once). The worker's pid and directory travel back as JSON, its pipe,
+exit sentinel and directory lock as descriptors (``SCM_RIGHTS``).
 
 The helper runs this file with ``runpy`` (as the verifier workers run theirs), so it does not
 import the caller's ``__main__`` or ``awm_gym``'s package ``__init__``.
@@ -80,18 +81,18 @@ class Spawner:
 
     Args:
         context: the pool's ``forkserver`` multiprocessing context.
-        pool_args: the keyword arguments of the helper's own ``VerifierPool`` (the one whose
-            ``_start_worker`` it calls): ``timeout_s``, ``state_dir``, ``memory_limit_mb``,
-            ``recursion_limit``, ``contained``.
+        launcher_args: the keyword arguments of the helper's own
+            :class:`~awm_gym.scoring.verifier_launcher.WorkerLauncher`, which starts each worker
+            (the pool's launcher's :attr:`~awm_gym.scoring.verifier_launcher.WorkerLauncher.args`).
     """
 
-    def __init__(self, context: Any, pool_args: dict[str, Any]) -> None:
+    def __init__(self, context: Any, launcher_args: dict[str, Any]) -> None:
         mine, theirs = socket.socketpair()
         home = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         self.process = context.Process(
             target=runpy.run_path, args=(__file__,), daemon=True, name="awm-verify-spawner",
             kwargs={"init_globals": {"_SPAWNER_ARGS": {"channel": theirs, "home": home,
-                                                       "pool_args": pool_args}},
+                                                       "launcher_args": launcher_args}},
                     "run_name": _RUN_NAME})
         try:
             self.process.start()
@@ -131,10 +132,9 @@ def _stop(channel: socket.socket, process: Any) -> None:
         pass
 
 
-def _serve(channel: socket.socket, home: str, pool_args: dict[str, Any]) -> None:
+def _serve(channel: socket.socket, home: str, launcher_args: dict[str, Any]) -> None:
     """The helper: one verifier worker per request byte, until EOF."""
     import importlib.util
-    import warnings
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # started as a daemon (its caller's exit does not wait for it), yet it starts processes
@@ -143,11 +143,10 @@ def _serve(channel: socket.socket, home: str, pool_args: dict[str, Any]) -> None
     if "awm_gym" not in sys.modules:  # submodules only, as in a shard worker
         sys.modules["awm_gym"] = importlib.util.module_from_spec(
             importlib.util.find_spec("awm_gym"))
-    from awm_gym.scoring.verifier_pool import VerifierPool
+    # imported here, once the path and the package stand-in are set up
+    from awm_gym.scoring.verifier_launcher import WorkerLauncher
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the caller's pool reported missing layers
-        pool = VerifierPool(num_workers=1, **pool_args)
+    launcher = WorkerLauncher(**launcher_args)
     started: list[int] = []
     while True:
         try:
@@ -162,21 +161,21 @@ def _serve(channel: socket.socket, home: str, pool_args: dict[str, Any]) -> None
             channel.sendall(json.dumps({"error": f"{MAX_ALIVE} workers alive"}).encode())
             continue
         try:
-            w = pool._start_worker()  # noqa: SLF001 - the pool's own start, in this process
+            process, conn, workdir, lock_fd = launcher.start_worker()
         except Exception as e:  # noqa: BLE001 - reported to the caller, which raises
             channel.sendall(json.dumps({"error": str(e)[:500]}).encode())
             continue
-        fds = [w.conn.fileno(), os.dup(w.process.sentinel)]
-        if w.lock_fd is not None:
-            fds.append(w.lock_fd)
-        socket.send_fds(channel, [json.dumps({"pid": w.process.pid, "workdir": w.workdir,
+        fds = [conn.fileno(), os.dup(process.sentinel)]
+        if lock_fd is not None:
+            fds.append(lock_fd)
+        socket.send_fds(channel, [json.dumps({"pid": process.pid, "workdir": workdir,
                                               "fds": len(fds)}).encode()], fds)
-        started.append(w.process.pid)
+        started.append(process.pid)
         for fd in fds[1:]:
             os.close(fd)
-        w.conn.close()
+        conn.close()
         # never polled here: its exit status is the caller's to read from the sentinel
-        multiprocessing.process._children.discard(w.process)  # noqa: SLF001
+        multiprocessing.process._children.discard(process)  # noqa: SLF001
 
 
 if __name__ == _RUN_NAME:
