@@ -47,114 +47,25 @@ import math
 import os
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from awm_gym import info_keys as K
 from awm_gym.errors import EnvUsageError
+from awm_gym.manager.rescore_result import (
+    EpisodeRescore,
+    Replay,
+    RescoreResult,
+    Status,
+    show,
+)
 from awm_gym.manager.rescore_source import RecordedEpisode, RescoreSource, read_source
 from awm_gym.vocab import VerifierLabel
 
 __all__ = ["rescore_dataset", "RescoreResult", "EpisodeRescore", "Status", "replay_episodes",
            "Replay"]
 
-Status = Literal["same", "changed", "diverged", "unreplayable"]
-STATUSES: tuple[Status, ...] = ("same", "changed", "diverged", "unreplayable")
 _BEFORE, _SHOWN = 20, 60  # characters of an observation quoted in a divergence detail
-
-
-@dataclass
-class Replay:
-    """What one episode's replay produced, step by step, until it ended or diverged."""
-
-    observations: list[str] = field(default_factory=list)
-    rewards: list[float] = field(default_factory=list)
-    labels: list[str | None] = field(default_factory=list)
-    success: bool | None = None
-    ended: bool = False
-    diverged: str | None = None
-    """Why the replay is not the recording (None: it is)."""
-
-
-@dataclass(frozen=True)
-class EpisodeRescore:
-    """One episode's outcome before and after rescoring."""
-
-    episode: RecordedEpisode
-    status: Status
-    detail: str
-    """Why: the labels before and after, where the replay diverged, or why it could not run."""
-    new_reward: float | None = None
-    new_verifier_label: str | None = None
-    new_success: bool | None = None
-    replay: Replay | None = None
-
-    @property
-    def old_reward(self) -> float | None:
-        return self.episode.reward
-
-    @property
-    def old_verifier_label(self) -> str | None:
-        return self.episode.verifier_label
-
-
-@dataclass(frozen=True)
-class RescoreResult:
-    """What :func:`rescore_dataset` did: one :class:`EpisodeRescore` per episode, and where the
-    rescored dataset went."""
-
-    source: Path
-    out: Path | None
-    world_set: str | None
-    """The world set replayed on (None: the built-in worlds)."""
-    episodes: tuple[EpisodeRescore, ...]
-
-    @property
-    def counts(self) -> dict[str, int]:
-        counts = dict.fromkeys(STATUSES, 0)
-        for e in self.episodes:
-            counts[e.status] += 1
-        return counts
-
-    def with_status(self, *statuses: Status) -> list[EpisodeRescore]:
-        return [e for e in self.episodes if e.status in statuses]
-
-    def table(self) -> str:
-        """The episodes whose outcome changed or that could not be rescored, one line each,
-        then the counts."""
-        lines = []
-        shown = self.with_status("changed", "diverged", "unreplayable")
-        if shown:
-            header = ("episode", "world", "task", "seed", "status", "reward", "label", "why")
-            body = [(e.episode.name, e.episode.world, str(e.episode.task_idx),
-                     str(e.episode.seed), e.status, _arrow(e.old_reward, e.new_reward, e.status),
-                     _arrow(e.old_verifier_label, e.new_verifier_label, e.status), e.detail)
-                    for e in shown]
-            widths = [max(len(r[k]) for r in (header, *body)) for k in range(len(header) - 1)]
-            for r in (header, *body):
-                lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
-        c = self.counts
-        where = self.world_set or "the built-in worlds"
-        lines.append(f"{len(self.episodes)} episodes replayed on {where}: {c['same']} same, "
-                     f"{c['changed']} changed, {c['diverged']} diverged (not rescored), "
-                     f"{c['unreplayable']} unreplayable"
-                     + (f"; wrote {self.out}" if self.out is not None else ""))
-        return "\n".join(lines)
-
-
-def _arrow(old: Any, new: Any, status: Status) -> str:
-    if status in ("diverged", "unreplayable"):
-        return f"{_show(old)} -> ?"
-    return f"{_show(old)} -> {_show(new)}"
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:+g}"
-    return str(value)
 
 
 def rescore_dataset(dataset: str | os.PathLike, world_set: str | os.PathLike | None = None,
@@ -359,7 +270,7 @@ def _advance(ep: RecordedEpisode, replay: Replay, observation: str, reward: floa
                            + _difference(ep.observations[t], observation))
     elif ended and not last:
         replay.diverged = (f"step {t}: the replay ended there (label "
-                           f"{_show(replay.labels[-1])}); the recording went on to step "
+                           f"{show(replay.labels[-1])}); the recording went on to step "
                            f"{len(ep.actions) - 1}")
     elif last and ep.ended is True and not ended:
         replay.diverged = f"step {t}: the recording ended there, the replay did not"
@@ -387,12 +298,12 @@ def _compare(ep: RecordedEpisode, replay: Replay) -> EpisodeRescore:
     success = replay.success if replay.success is not None else \
         label == VerifierLabel.COMPLETE
     old_label, old_reward = ep.verifier_label, ep.reward
-    why = f"verifier {_show(old_label)} -> {_show(label)}"
+    why = f"verifier {show(old_label)} -> {show(label)}"
     reward_moved = old_reward is not None and not math.isclose(old_reward, reward,
                                                                abs_tol=1e-9)
     # a table without labels (None, and nothing known of its end) is compared on rewards only
     label_moved = old_label != label and (old_label is not None or ep.ended is not None)
     if reward_moved:
-        why += f", reward {_show(old_reward)} -> {_show(reward)}"
+        why += f", reward {show(old_reward)} -> {show(reward)}"
     status: Status = "changed" if reward_moved or label_moved else "same"
     return EpisodeRescore(ep, status, why, reward, label, success, replay)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from awm_gym.manager.recording import DatasetWriter
-from awm_gym.manager.rescore import EpisodeRescore, RescoreResult
+from awm_gym.manager.rescore_result import EpisodeRescore, RescoreResult
 from awm_gym.manager.rescore_source import RescoreSource
 
 __all__ = ["write_rescored", "rescore_columns"]
