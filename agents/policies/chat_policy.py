@@ -67,6 +67,7 @@ class ChatPolicy:
         self.name = name
         self.env: Any = None
         self._rng = np.random.default_rng()
+        self._episode_seeds: list[int] | None = None
         self._contexts: dict[int, EpisodeContext] = {}
         self._turns: dict[int, list[Turn]] = {}
         self._last_action: dict[int, str] = {}
@@ -87,6 +88,22 @@ class ChatPolicy:
         """Seed the per-call sampling seeds (None: fresh entropy)."""
         self._rng = np.random.default_rng(seed)
 
+    def set_episode_seeds(self, seeds: Sequence[int] | None) -> None:
+        """Give instance ``i``'s episode its own sampling seed ``seeds[i]`` (None: back to the
+        per-call seeds of :meth:`set_seed`).
+
+        Each turn of the episode then samples with a seed drawn from ``(seeds[i], turn)``, and a
+        backend with ``per_request_seeds`` (transformers, vLLM on GPUs) draws each prompt's
+        tokens with its own seed: an episode samples the same whatever else is in the batch,
+        so an evaluation scores the same on 1 or N ranks. Other backends get one seed per call,
+        the first prompt's.
+        """
+        self._episode_seeds = None if seeds is None else [int(s) for s in seeds]
+
+    def _turn_seed(self, i: int) -> int:
+        state = np.random.SeedSequence([self._episode_seeds[i], len(self._turns[i])])
+        return int(state.generate_state(1)[0] & 0x7FFFFFFF)
+
     def get_action(self, infos: Mapping[str, Any]) -> list[str | None]:
         """One action per instance: sampled text for active instances, None for the others.
 
@@ -104,7 +121,8 @@ class ChatPolicy:
                 self._start(i, str(infos[K.WORLD][i]), str(task))
             else:
                 self._turns[i].append(Turn(self._last_action[i], str(observations[i])))
-        generations = self.sample([self.messages(i) for i in idx])
+        seeds = None if self._episode_seeds is None else [self._turn_seed(i) for i in idx]
+        generations = self.sample([self.messages(i) for i in idx], seeds)
         actions: list[str | None] = [None] * n
         self.last_generations = [None] * n
         for i, gen in zip(idx, generations, strict=True):
@@ -118,8 +136,12 @@ class ChatPolicy:
         """The chat messages of instance ``i``'s next prompt."""
         return build_messages(self._contexts[i], self._turns[i], self.chat)
 
-    def sample(self, messages: Sequence[Sequence[Mapping[str, str]]]) -> list[Generation]:
-        """Sample one turn per prompt; prompts over budget get ``prompt_too_long`` and no tokens."""
+    def sample(self, messages: Sequence[Sequence[Mapping[str, str]]],
+               seeds: Sequence[int] | None = None) -> list[Generation]:
+        """Sample one turn per prompt; prompts over budget get ``prompt_too_long`` and no tokens.
+
+        ``seeds``: one sampling seed per prompt (None: one seed for the call, from
+        :meth:`set_seed`'s generator)."""
         if not messages:
             return []
         if self.renderer is None:
@@ -130,7 +152,13 @@ class ChatPolicy:
                   else self.sampling.prompt_budget(self.context_length))
         fits = [p is None or budget is None or len(p) <= budget for p in prompt_ids]
         todo = [k for k, ok in enumerate(fits) if ok]
-        seed = int(self._rng.integers(2**31 - 1))
+        seed: int | list[int]
+        if seeds is None:
+            seed = int(self._rng.integers(2**31 - 1))
+        elif getattr(self.backend, "per_request_seeds", False):
+            seed = [int(seeds[k]) for k in todo]
+        else:  # one seed per call: still fixed by the episodes, not by the call's order
+            seed = int(seeds[todo[0]]) if todo else 0
         sampled = self.backend.generate([messages[k] for k in todo],
                                         [prompt_ids[k] for k in todo], seed,
                                         self.sampling) if todo else []

@@ -37,7 +37,7 @@ from .sampling import Generation, SamplingConfig, trim_at_eos
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["HFBackend", "HFPolicy", "SampledLogprobs", "load_model_and_tokenizer",
+__all__ = ["HFBackend", "HFPolicy", "RowSampler", "SampledLogprobs", "load_model_and_tokenizer",
            "resolve_device", "sampling_generation_config"]
 
 
@@ -168,9 +168,36 @@ class SampledLogprobs:
         return torch.stack(self._columns[:new_tokens], dim=1)
 
 
+class RowSampler:
+    """Draw each row's next token with a generator of its own (per-request seeds).
+
+    generate draws a batch's tokens from one random stream, so what a row samples depends on
+    the rows beside it. Run after every other processor (after :class:`SampledLogprobs`,
+    which records the real distribution), this draws row ``r``'s token from
+    ``softmax(scores[r])`` with generator ``r`` and returns scores that allow only that token,
+    so generate's own draw picks it. A row samples the same in any batch (up to the float
+    noise of a different padding width).
+    """
+
+    def __init__(self, seeds: Sequence[int], device: Any) -> None:
+        import torch
+
+        self.generators = [torch.Generator(device=device).manual_seed(int(s)) for s in seeds]
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import torch
+
+        probs = torch.softmax(scores.float(), dim=-1)  # (B, V)
+        out = torch.full_like(scores, float("-inf"))
+        for row, generator in enumerate(self.generators):
+            token = torch.multinomial(probs[row], 1, generator=generator)
+            out[row, token] = 0.0
+        return out
+
+
 @contextlib.contextmanager
-def _run_last(lm: Any, processor: Any) -> Iterator[None]:
-    """Within the block, ``lm.generate`` runs ``processor`` after all of its own processors.
+def _run_last(lm: Any, *processors: Any) -> Iterator[None]:
+    """Within the block, ``lm.generate`` runs ``processors`` (in order) after all of its own.
 
     transformers (5.x) merges a ``logits_processor=`` list given to generate *before* the
     warpers (temperature, top-k, top-p, ...) it appends from the generation config, so such a
@@ -187,9 +214,9 @@ def _run_last(lm: Any, processor: Any) -> Iterator[None]:
                            "cannot be recorded; pin transformers 5.x.")
 
     def build_then_append(*args: Any, **kwargs: Any) -> Any:
-        processors = build(*args, **kwargs)
-        processors.append(processor)
-        return processors
+        built = build(*args, **kwargs)
+        built.extend(processors)
+        return built
 
     setattr(lm, name, build_then_append)
     try:
@@ -210,7 +237,12 @@ class HFBackend:
         sampling: temperature, top-p, max new tokens.
         batch_size: most prompts per ``generate`` call (longer lists are chunked).
         dtype: the run's precision (bfloat16: generate under autocast, as the trainer).
+
+    ``generate`` takes one seed per prompt too (:class:`RowSampler`).
     """
+
+    per_request_seeds = True
+    """One seed per prompt is honoured: a prompt samples the same in any batch."""
 
     def __init__(self, model: Any, tokenizer: Any, sampling: SamplingConfig,
                  batch_size: int = 64, dtype: DType | str = DType.FLOAT32) -> None:
@@ -223,22 +255,27 @@ class HFBackend:
         """Every id that ends a turn: the tokenizer's end-of-turn and the model's EOS ids."""
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
-                 prompt_ids: Sequence[Sequence[int] | None], seed: int | None,
+                 prompt_ids: Sequence[Sequence[int] | None], seed: int | Sequence[int] | None,
                  sampling: SamplingConfig | None = None) -> list[Generation]:
         import torch
 
         if any(p is None for p in prompt_ids):
             raise ValueError("HFBackend needs rendered prompt ids (give ChatPolicy a renderer).")
-        if seed is not None:
+        seeds = None if seed is None or isinstance(seed, int) else [int(x) for x in seed]
+        if seeds is not None and len(seeds) != len(prompt_ids):
+            raise ValueError(f"HFBackend.generate got {len(seeds)} seeds for "
+                             f"{len(prompt_ids)} prompts; give one per prompt.")
+        if isinstance(seed, int):
             torch.manual_seed(seed)
         out: list[Generation] = []
         for start in range(0, len(prompt_ids), self.batch_size):
-            out.extend(self._generate_batch(prompt_ids[start:start + self.batch_size],
-                                            sampling or self.sampling))
+            end = start + self.batch_size
+            out.extend(self._generate_batch(prompt_ids[start:end], sampling or self.sampling,
+                                            None if seeds is None else seeds[start:end]))
         return out
 
-    def _generate_batch(self, prompts: Sequence[Sequence[int]], s: SamplingConfig
-                        ) -> list[Generation]:
+    def _generate_batch(self, prompts: Sequence[Sequence[int]], s: SamplingConfig,
+                        row_seeds: Sequence[int] | None = None) -> list[Generation]:
         import torch
 
         device = next(self.model.parameters()).device
@@ -252,10 +289,13 @@ class HFBackend:
         lm = causal_lm(self.model)
         was_training, own_config = self.model.training, lm.generation_config
         recorder = SampledLogprobs()
+        last = [recorder]
+        if row_seeds is not None and not s.is_greedy:
+            last.append(RowSampler(row_seeds, device))
         self.model.eval()
         lm.generation_config = config  # generate fills unset options from the model's config
         try:
-            with torch.no_grad(), autocast(self.dtype, device), _run_last(lm, recorder):
+            with torch.no_grad(), autocast(self.dtype, device), _run_last(lm, *last):
                 sequences = self.model.generate(
                     input_ids=input_ids.to(device), attention_mask=attention.to(device),
                     generation_config=config)  # (B, width + T_new)

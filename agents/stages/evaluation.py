@@ -66,7 +66,7 @@ def held_out(results: dict[str, EvalResult], when: str) -> dict[str, dict[str, A
     """``{subset: {"success_<when>": rate, "reward_<when>": mean, "episodes": n}}`` of the
     held-out subsets (empty without a split)."""
     return {name: {f"success_{when}": r.success_rate, f"reward_{when}": r.reward_mean,
-                   "episodes": len(r.trajectories), f"per_world_{when}": r.per_world}
+                   "episodes": r.episodes, f"per_world_{when}": r.per_world}
             for name, r in results.items() if name != "train"}
 
 
@@ -135,7 +135,7 @@ def finish(cfg: TrainConfig, out: Path, trainer: Any, evaluator: Any,
             "reward_after": after.reward_mean, "per_world_after": after.per_world,
             "held_out": held,
             "backend": kind.value, "grpo_steps": cfg.grpo.steps,
-            "eval_episodes": len(after.trajectories), "run_dir": str(out)}
+            "eval_episodes": after.episodes, "run_dir": str(out)}
 
 
 def evaluate_start(cfg: TrainConfig, out: Path, policy: Any, tokenizer: Any,
