@@ -3,8 +3,12 @@
 What one step does, exactly as implemented:
 
 1. **Tasks.** ``groups_per_step`` (world, task) pairs are drawn from a generator seeded with
-   ``(seed, step)`` (a fresh shuffle of all tasks, cycled); each gets an episode seed. Every
-   group runs ``group_size`` instances of the same task and seed, from the same database state.
+   ``(seed, step)`` (a fresh shuffle of all tasks, cycled; with ``task_sampling=pass_rate``,
+   weighted by each task's recent pass rate, :mod:`agents.grpo.curriculum`); each gets an
+   episode seed. Every group runs ``group_size`` instances of the same task and seed, from the
+   same database state. With ``dynamic_sampling`` the step draws further rounds until it holds
+   ``groups_per_step`` groups with signal, or ``max_sampling_rounds`` are spent
+   (:mod:`agents.grpo.dynamic_sampling`).
 2. **Rollouts.** All ``groups_per_step * group_size`` instances run one episode each on one vector
    env (:func:`~agents.grpo.rollout.collect_episodes`); every turn is sampled at temperature
    ``T`` from a prompt rendered with the pinned prefix + last ``w`` turns (w=3 by default), and
