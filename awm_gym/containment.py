@@ -11,11 +11,15 @@ layer             what it stops
 ================  ===========================================================================
 rlimits           ``RLIMIT_AS`` (memory: an allocation past it is a ``MemoryError``),
                   ``RLIMIT_CPU`` (optional), ``RLIMIT_FSIZE`` (a file past the scratch quota:
-                  ``EFBIG``), ``RLIMIT_CORE`` 0
+                  ``EFBIG``), ``RLIMIT_CORE`` 0; each with hard = soft, so contained code may
+                  lower a limit but never raise it
 scratch_fs        (``scratch_fs_mb``) the process enters a user and mount namespace of its own
                   (and a network namespace, when it blocks the network) and its scratch
                   directory becomes a tmpfs of that size: a write past it fails with ``ENOSPC``
-                  while it happens
+                  while it happens. ``/dev/shm`` becomes another tmpfs of that size with only
+                  the process's own area in it (the host's is out of sight), and a log its
+                  stdout/stderr wrote below the scratch directory moves onto the tmpfs. It
+                  holds no capability outside its namespaces, a root caller's process neither
 environment       every variable except a short allow-list is removed (API keys, tokens,
                   cloud credentials), and the start-up block ``/proc/self/environ`` shows is
                   wiped; ``HOME``/``TMPDIR`` point at the scratch directory. Workers are also
@@ -27,10 +31,16 @@ Landlock          reads only below the Python installation, the awm_gym package,
                   socket outside the worker's domain
 seccomp           ``execve`` (no ``subprocess``/``os.system``), ``fork``/``vfork``/``clone``
                   without ``CLONE_THREAD`` (with ``blocks_threads``: every ``clone``),
-                  ``unshare``/``setns``/``mount``, non-local sockets (``AF_INET``/``AF_INET6``/
-                  ``AF_PACKET``; with ``socket_families``: every family not listed) and
-                  ``pidfd_send_signal`` fail with ``EPERM``; without Landlock signal scoping,
-                  ``kill``/``tkill``/``tgkill`` to other processes too
+                  ``unshare``/``setns``/``mount`` (the new mount API too), non-local sockets
+                  (``AF_INET``/``AF_INET6``/``AF_PACKET``; with ``socket_families``: every
+                  family not listed) and ``pidfd_send_signal`` fail with ``EPERM``; without
+                  Landlock signal scoping, ``kill``/``tkill``/``tgkill``/``rt_*sigqueueinfo``
+                  to other processes too. Always: io_uring and AIO (work the filter would
+                  never see), every keyring call, ``ptrace``/``process_vm_*``/``kcmp``/
+                  ``pidfd_getfd``/``process_madvise``, ``sethostname``/``setdomainname``, and
+                  ``prlimit64``/``sched_set*``/``setpriority``/``ioprio_set``/
+                  ``migrate_pages``/``move_pages`` on any process but itself (the kernel asks
+                  only for the same uid, and every contained process has its caller's)
 audit hook        messages, not a boundary: turns the attempts above into clear
                   ``PermissionError`` messages before the kernel refuses them
 ================  ===========================================================================
@@ -221,32 +231,36 @@ def describe_layers() -> dict[str, str]:
     return {"landlock": _landlock_status()[1], "seccomp": _seccomp_status()[1]}
 
 
-def _within_hard_limit(kind: int, limit: int) -> tuple[int, int]:
-    """``(limit capped by the process's hard limit for kind, that hard limit)``."""
+def _within_hard_limit(kind: int, limit: int) -> int:
+    """``limit`` capped by the process's hard limit for ``kind``."""
     import resource
 
     _, hard = resource.getrlimit(kind)
-    return (limit if hard == resource.RLIM_INFINITY else min(limit, hard)), hard
+    return limit if hard == resource.RLIM_INFINITY else min(limit, hard)
 
 
 def _limit_resources(policy: ContainmentPolicy, report: ContainmentReport) -> None:
+    """Each limit is set with its hard limit equal to its soft one: contained code may lower a
+    limit, never raise it again (raising a hard limit needs ``CAP_SYS_RESOURCE`` in the
+    initial user namespace, which a process in a user namespace of its own lacks even when its
+    caller is root). The only soft limit below its hard one is the one a shard worker moves
+    between requests itself (``RLIMIT_CPU``, :mod:`awm_gym.envs.leftover_work`)."""
     import resource
     import signal
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     parts = []
-    if policy.memory_mb is not None:
-        limit, hard = _within_hard_limit(resource.RLIMIT_AS, policy.memory_mb * 2**20)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-        parts.append(f"as={limit // 2**20}MB")
-    if policy.cpu_s is not None:
-        resource.setrlimit(resource.RLIMIT_CPU, (policy.cpu_s, policy.cpu_s + 5))
-        parts.append(f"cpu={policy.cpu_s}s")
-    if policy.file_size_mb is not None:  # a write past it fails with EFBIG (not SIGXFSZ)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        limit, _ = _within_hard_limit(resource.RLIMIT_FSIZE, policy.file_size_mb * 2**20)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # the hard limit too
-        parts.append(f"fsize={limit // 2**20}MB")
+    for kind, name, value in ((resource.RLIMIT_AS, "as", policy.memory_mb),
+                              (resource.RLIMIT_CPU, "cpu", policy.cpu_s),
+                              (resource.RLIMIT_FSIZE, "fsize", policy.file_size_mb)):
+        if value is None:
+            continue
+        if kind == resource.RLIMIT_FSIZE:  # a write past it fails with EFBIG (not SIGXFSZ)
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        unit = 1 if kind == resource.RLIMIT_CPU else 2**20
+        limit = _within_hard_limit(kind, value * unit)
+        resource.setrlimit(kind, (limit, limit))
+        parts.append(f"{name}={limit // unit}" + ("s" if unit == 1 else "MB"))
     report.active["rlimits"] = " ".join(parts)
 
 
@@ -278,17 +292,67 @@ def _wipe_initial_environment() -> bool:
 
 
 def _mount_scratch(policy: ContainmentPolicy, report: ContainmentReport) -> None:
+    """The scratch directory and ``/dev/shm`` become tmpfs of ``scratch_fs_mb`` each in
+    namespaces of the process's own; the policy's directories below ``/dev/shm`` (its own
+    area there) are made anew on the new one. A log the process's stdout and stderr write
+    below the scratch directory (a worker's ``worker.log``, opened by its caller) would be
+    hidden under the tmpfs, yet still grow on the host's disk: they move to the same name on
+    the tmpfs (what was written before stays in the caller's file)."""
     if policy.scratch_fs_mb is None:
         return
+    shm = os.path.join(_kernel.SHM, "")
+    shm_dirs = tuple(p for p in (policy.scratch_dir, *policy.write_paths)
+                     if os.path.join(os.path.abspath(p), "").startswith(shm))
+    logs = _logs_below(policy.scratch_dir)
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = ""
     try:
         _kernel.mount_scratch(policy.scratch_dir, policy.scratch_fs_mb * 2**20,
-                              own_network=policy.blocks_network)
+                              own_network=policy.blocks_network, shm_dirs=shm_dirs)
     except (OSError, AttributeError) as e:  # AttributeError: no libc unshare (not Linux)
         report.missing["scratch_fs"] = (f"no namespace of its own ({e}); the scratch quota is "
-                                        "measured after each action only")
+                                        "measured after each action only, /dev/shm has none")
         return
+    if cwd:  # a working directory below a new mount: the same path, on the mount
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
+    _move_logs(logs)
     report.active["scratch_fs"] = f"tmpfs {policy.scratch_fs_mb}MB" + (
+        ", /dev/shm" if os.path.isdir(_kernel.SHM) else "") + (
         ", own netns" if policy.blocks_network else "")
+
+
+def _logs_below(directory: str) -> dict[int, str]:
+    """Which of descriptors 1 and 2 write a regular file below ``directory``: fd -> path."""
+    import stat
+
+    below, logs = os.path.join(os.path.realpath(directory), ""), {}
+    for fd in (1, 2):
+        try:
+            path = os.readlink(f"/proc/self/fd/{fd}")
+            if path.startswith(below) and stat.S_ISREG(os.fstat(fd).st_mode):
+                logs[fd] = path
+        except OSError:
+            continue
+    return logs
+
+
+def _move_logs(logs: Mapping[int, str]) -> None:
+    opened: dict[str, int] = {}
+    for fd, path in logs.items():
+        try:
+            if path not in opened:
+                opened[path] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND
+                                       | os.O_CLOEXEC, 0o600)
+            os.dup2(opened[path], fd)  # dup2 leaves fd inheritable, as stdout/stderr are
+        except OSError:
+            continue
+    for new in opened.values():
+        os.close(new)
 
 
 def _python_roots(policy: ContainmentPolicy) -> list[str]:
@@ -358,26 +422,64 @@ def _signal_rules(policy: ContainmentPolicy, scoped: bool) -> list[Any]:
     if policy.signals_helpers:
         ancestors = _ancestors()
         pids = (*ancestors, *(-p & 0xFFFFFFFF for p in ancestors), 0xFFFFFFFF)
-        return rules + [k.SyscallRule("kill", k.deny(), arg=0, values=pids),
-                        k.SyscallRule("tkill", k.deny(), arg=0, values=ancestors or (1,)),
-                        k.SyscallRule("tgkill", k.deny(), arg=0, values=ancestors or (1,))]
+        return rules + [k.SyscallRule(name, k.deny(), arg=0, values=pids)
+                        for name in ("kill", "rt_sigqueueinfo")] + [
+            k.SyscallRule(name, k.deny(), arg=0, values=ancestors or (1,))
+            for name in ("tkill", "tgkill", "rt_tgsigqueueinfo")]
     own = (0, me, -me & 0xFFFFFFFF)
-    return rules + [k.SyscallRule("kill", k.ALLOW, arg=0, values=own, otherwise=k.deny()),
-                    k.SyscallRule("tkill", k.ALLOW, arg=0, values=(me,), otherwise=k.deny()),
-                    k.SyscallRule("tgkill", k.ALLOW, arg=0, values=(me,), otherwise=k.deny())]
+    return rules + [k.SyscallRule(name, k.ALLOW, arg=0, values=own, otherwise=k.deny())
+                    for name in ("kill", "rt_sigqueueinfo")] + [
+        k.SyscallRule(name, k.ALLOW, arg=0, values=(me,), otherwise=k.deny())
+        for name in ("tkill", "tgkill", "rt_tgsigqueueinfo")]
+
+
+_QUEUES = ("io_uring_setup", "io_uring_enter", "io_uring_register", "io_setup")
+"""Rings that run work the filter never sees (io_uring's ``IORING_OP_SOCKET``, ``CONNECT``,
+``OPENAT``, linked timeouts that write after the call answered) and Linux AIO."""
+_KEYS = ("add_key", "request_key", "keyctl")
+_OTHER_PROCESSES = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+                    "process_madvise")
+_SELF_ONLY = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
+              "sched_setattr", "migrate_pages", "move_pages")
+"""Their first argument is a pid: 0 (or the process's own pid) only."""
+_HOST_NAMES = ("sethostname", "setdomainname")
+_MOUNTS = ("mount", "umount2", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
+           "fspick", "mount_setattr", "pivot_root", "chroot")
+
+
+def _process_rules(me: int) -> list[Any]:
+    """Every contained process (all run as its caller's uid, which is all the kernel asks to
+    act on another process of that uid): no io_uring or AIO, no keyring calls, no calls that
+    read, change or reschedule another process, no new host or domain name."""
+    k = _kernel
+    own = (0, me)
+    rules = [k.SyscallRule(name, k.deny()) for name in (*_QUEUES, *_KEYS, *_OTHER_PROCESSES,
+                                                        *_HOST_NAMES)]
+    rules += [k.SyscallRule(name, k.ALLOW, arg=0, values=own, otherwise=k.deny())
+              for name in _SELF_ONLY]
+    # setpriority(PRIO_PROCESS=0, who) and ioprio_set(IOPRIO_WHO_PROCESS=1, who): itself
+    # only (PRIO_USER / IOPRIO_WHO_USER with who 0 would reach every process of the uid)
+    rules += [k.SyscallRule("setpriority", k.ALLOW, arg=0, values=(0,), also=((1, own),),
+                            otherwise=k.deny()),
+              k.SyscallRule("ioprio_set", k.ALLOW, arg=0, values=(1,), also=((1, own),),
+                            otherwise=k.deny())]
+    return rules
 
 
 def _restrict_syscalls(policy: ContainmentPolicy, report: ContainmentReport) -> None:
     available, status = _seccomp_status()
     if not available:
         report.missing["seccomp"] = status
+        _leave_session_keyring(report)
         return
     k = _kernel
     scoped = report.active.get("landlock", "").startswith("abi") and _kernel.landlock_abi() >= 6
     rules, blocked = _signal_rules(policy, scoped), ["signals"]
+    rules += _process_rules(os.getpid())
+    blocked += ["io_uring", "keys", "others' processes"]
     if policy.blocks_processes:
         rules += [k.SyscallRule(name, k.deny()) for name in (
-            "execve", "execveat", "fork", "vfork", "unshare", "setns", "mount", "umount2")]
+            "execve", "execveat", "fork", "vfork", "unshare", "setns", *_MOUNTS)]
         if policy.blocks_threads:
             rules.append(k.SyscallRule("clone", k.deny(errno.EAGAIN)))
         else:
@@ -410,8 +512,22 @@ def _restrict_syscalls(policy: ContainmentPolicy, report: ContainmentReport) -> 
         k.install_filter(rules)
     except OSError as e:
         report.missing["seccomp"] = f"the kernel refused the filter ({e})"
+        _leave_session_keyring(report)
         return
     report.active["seccomp"] = "+".join(blocked)
+
+
+def _leave_session_keyring(report: ContainmentReport) -> None:
+    """Without the filter (which refuses every keyring call), at least drop the caller's
+    session keyring for an empty one. Not done where the filter is in force: each anonymous
+    keyring counts against the uid's key quota (200 keys for a user other than root), which
+    hundreds of workers would spend, and the caller's own keyring calls with it."""
+    try:
+        _kernel.join_new_session_keyring()
+    except OSError as e:
+        report.missing["keys"] = f"the caller's session keyring is still possessed ({e})"
+        return
+    report.active["keys"] = "own session keyring"
 
 
 def _audit_hook(policy: ContainmentPolicy):  # noqa: ANN202 - a sys.addaudithook callback

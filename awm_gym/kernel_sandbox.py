@@ -2,8 +2,10 @@
 
 :mod:`awm_gym.containment` uses these on Linux (x86_64 and aarch64) so that a plain
 ``pip install awm-gym`` contains world code: a Landlock ruleset (files, and signal scoping from
-ABI 6 on) and a hand-written seccomp BPF filter (processes, network, signals to other
-processes). Standard library only: the verifier worker loads this file by path.
+ABI 6 on), a hand-written seccomp BPF filter (processes, network, signals to other
+processes, io_uring, keyrings, other processes' limits and scheduling), the scratch and
+``/dev/shm`` tmpfs in namespaces of the process's own, and a fresh session keyring. Standard
+library only: the verifier worker loads this file by path.
 
 Example:
     >>> rules = [SyscallRule("socket", arg=0, values=(2, 10), if_in=deny(1), otherwise=ALLOW)]
@@ -20,8 +22,9 @@ import platform
 import struct
 from dataclasses import dataclass
 
-__all__ = ["ALLOW", "SyscallRule", "build_filter", "deny", "install_filter", "landlock_abi",
-           "mount_scratch", "restrict_files", "seccomp_arch", "thread_count"]
+__all__ = ["ALLOW", "SHM", "SyscallRule", "build_filter", "deny", "install_filter",
+           "join_new_session_keyring", "landlock_abi", "mount_scratch", "restrict_files",
+           "seccomp_arch", "thread_count"]
 
 ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
 _RET_ERRNO = 0x00050000
@@ -29,15 +32,40 @@ _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 _LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ARCHES = {  # machine -> (AUDIT_ARCH_*, syscall numbers)
     "x86_64": (0xC000003E, {"kill": 62, "tkill": 200, "tgkill": 234, "pidfd_send_signal": 424,
+                            "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
                             "pidfd_open": 434, "execve": 59, "execveat": 322, "fork": 57,
                             "vfork": 58, "clone": 56, "clone3": 435, "socket": 41,
                             "socketpair": 53, "unshare": 272, "setns": 308, "mount": 165,
-                            "umount2": 166}),
+                            "umount2": 166, "pivot_root": 155, "chroot": 161,
+                            "open_tree": 428, "move_mount": 429, "fsopen": 430,
+                            "fsconfig": 431, "fsmount": 432, "fspick": 433,
+                            "mount_setattr": 442, "io_uring_setup": 425,
+                            "io_uring_enter": 426, "io_uring_register": 427, "io_setup": 206,
+                            "add_key": 248, "request_key": 249, "keyctl": 250,
+                            "prlimit64": 302, "sched_setaffinity": 203,
+                            "sched_setscheduler": 144, "sched_setparam": 142,
+                            "sched_setattr": 314, "setpriority": 141, "ioprio_set": 251,
+                            "migrate_pages": 256, "move_pages": 279, "ptrace": 101,
+                            "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
+                            "pidfd_getfd": 438, "process_madvise": 440, "sethostname": 170,
+                            "setdomainname": 171}),
     "aarch64": (0xC00000B7, {"kill": 129, "tkill": 130, "tgkill": 131,
-                             "pidfd_send_signal": 424, "pidfd_open": 434, "execve": 221,
+                             "pidfd_send_signal": 424, "rt_sigqueueinfo": 138,
+                             "rt_tgsigqueueinfo": 240, "pidfd_open": 434, "execve": 221,
                              "execveat": 281, "clone": 220, "clone3": 435, "socket": 198,
                              "socketpair": 199, "unshare": 97, "setns": 268, "mount": 40,
-                             "umount2": 39}),
+                             "umount2": 39, "pivot_root": 41, "chroot": 51, "open_tree": 428,
+                             "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+                             "fspick": 433, "mount_setattr": 442, "io_uring_setup": 425,
+                             "io_uring_enter": 426, "io_uring_register": 427, "io_setup": 0,
+                             "add_key": 217, "request_key": 218, "keyctl": 219,
+                             "prlimit64": 261, "sched_setaffinity": 122,
+                             "sched_setscheduler": 119, "sched_setparam": 118,
+                             "sched_setattr": 274, "setpriority": 140, "ioprio_set": 30,
+                             "migrate_pages": 238, "move_pages": 239, "ptrace": 117,
+                             "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272,
+                             "pidfd_getfd": 438, "process_madvise": 440, "sethostname": 161,
+                             "setdomainname": 162}),
 }
 _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446  # same on every arch
 _SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 0x1, 0x2
@@ -53,9 +81,9 @@ def deny(err: int = errno.EPERM) -> int:
 @dataclass(frozen=True)
 class SyscallRule:
     """One syscall's verdict: ``if_in`` when the low 32 bits of argument ``arg`` equal one of
-    ``values`` (or, with ``mask``, have any of its bits set), else ``otherwise``; with
-    ``arg=None``, always ``if_in``. Syscalls the machine lacks (``fork`` on aarch64) are
-    skipped."""
+    ``values`` (or, with ``mask``, have any of its bits set) and each ``(arg, values)`` pair
+    of ``also`` holds the same way, else ``otherwise``; with ``arg=None``, always ``if_in``.
+    Syscalls the machine lacks (``fork`` on aarch64) are skipped."""
 
     name: str
     if_in: int
@@ -63,6 +91,7 @@ class SyscallRule:
     values: tuple[int, ...] = ()
     mask: int = 0
     otherwise: int = ALLOW
+    also: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
 
 def seccomp_arch() -> str | None:
@@ -92,11 +121,14 @@ def build_filter(rules: list[SyscallRule], arch: str) -> list[bytes]:
         elif rule.mask:
             body = [_insn(_LD_W_ABS, 0, 0, 16 + 8 * rule.arg), _insn(_JSET, 1, 0, rule.mask),
                     _insn(_RET, 0, 0, rule.otherwise), _insn(_RET, 0, 0, rule.if_in)]
-        else:
-            n = len(rule.values)
-            body = [_insn(_LD_W_ABS, 0, 0, 16 + 8 * rule.arg)]
-            body += [_insn(_JEQ, n - i, 0, v) for i, v in enumerate(rule.values)]
-            body += [_insn(_RET, 0, 0, rule.otherwise), _insn(_RET, 0, 0, rule.if_in)]
+        else:  # per condition: load, compare (a match skips to the next), else `otherwise`
+            body = []
+            for arg, values in ((rule.arg, rule.values), *rule.also):
+                n = len(values)
+                body.append(_insn(_LD_W_ABS, 0, 0, 16 + 8 * arg))
+                body += [_insn(_JEQ, n - i, 0, v) for i, v in enumerate(values)]
+                body.append(_insn(_RET, 0, 0, rule.otherwise))
+            body.append(_insn(_RET, 0, 0, rule.if_in))
         prog += [_insn(_LD_W_ABS, 0, 0, 0), _insn(_JEQ, 0, len(body), nr), *body]
     prog.append(_insn(_RET, 0, 0, ALLOW))
     return prog
@@ -218,13 +250,22 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def mount_scratch(path: str, size_bytes: int, *, own_network: bool) -> None:
+SHM = "/dev/shm"
+
+
+def mount_scratch(path: str, size_bytes: int, *, own_network: bool,
+                  shm_dirs: tuple[str, ...] | None = None) -> None:
     """Move this process into a user and mount namespace of its own (and, with
     ``own_network``, a network namespace with nothing in it: no route out, no abstract unix
     socket of the host) and mount a tmpfs of ``size_bytes`` at ``path``: a write past it fails
-    with ``ENOSPC``. The process keeps its uid and gid. Must run while it has one thread, before
-    Landlock (a Landlocked process may not mount). Raises ``OSError`` where the kernel or the
-    user cannot (no unprivileged user namespaces, a sandbox that refuses ``unshare``)."""
+    with ``ENOSPC``. With ``shm_dirs`` (a tuple, even empty), ``/dev/shm`` becomes a tmpfs of
+    ``size_bytes`` too, holding only those directories (made anew, mode 0700; ``path`` itself
+    may be one): what the process writes there is held to the size and goes with the
+    namespace, and the host's ``/dev/shm`` is out of its sight. The process keeps its uid and
+    gid, and loses every capability outside the new user namespace (a root caller's too). Must
+    run while it has one thread, before Landlock (a Landlocked process may not mount). Raises
+    ``OSError`` where the kernel or the user cannot (no unprivileged user namespaces, a sandbox
+    that refuses ``unshare``)."""
     if thread_count() != 1:
         raise OSError(errno.EINVAL, "the process has more than one thread")
     uid, gid = os.getuid(), os.getgid()
@@ -235,8 +276,32 @@ def mount_scratch(path: str, size_bytes: int, *, own_network: bool) -> None:
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    if shm_dirs is not None and os.path.isdir(SHM):
+        _mount_tmpfs(libc, SHM, size_bytes, b"awm-shm")
+        for directory in shm_dirs:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+    _mount_tmpfs(libc, path, size_bytes, b"awm-scratch")
+
+
+def _mount_tmpfs(libc: ctypes.CDLL, path: str, size_bytes: int, source: bytes) -> None:
     inodes = max(1024, size_bytes // 16384)  # an empty file costs kernel memory too
     options = f"size={size_bytes},nr_inodes={inodes},mode=0700".encode()
-    if libc.mount(b"awm-scratch", os.fsencode(path), b"tmpfs",
+    if libc.mount(source, os.fsencode(path), b"tmpfs",
                   ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), options) != 0:
         raise OSError(ctypes.get_errno(), f"mounting a tmpfs at {path} failed")
+
+
+_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+def join_new_session_keyring() -> None:
+    """Give this process a new, empty, anonymous session keyring: the one it inherited (its
+    caller's, with whatever keys the caller's session holds) is no longer possessed. Raises
+    ``OSError`` where the kernel refuses (no keyrings, the user's key quota spent)."""
+    nr = _KEYCTL.get(platform.machine())
+    if nr is None:
+        raise OSError(errno.ENOSYS, f"no keyctl number for {platform.machine()}")
+    libc = _libc()
+    if libc.syscall(nr, _KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        raise OSError(ctypes.get_errno(), "keyctl(KEYCTL_JOIN_SESSION_KEYRING) failed")

@@ -46,6 +46,8 @@ _INITIAL_CACHE_BYTES = 256 * 2**20  # ... and their total size (they live in RAM
 _START_TIMEOUT_S = 60.0  # a worker that is not ready by then means the pool is broken
 _MAX_ERROR_CHARS = 2000
 _FILE_SIZE_MB = 1024  # largest file a contained verifier may write (RLIMIT_FSIZE)
+_SCRATCH_FS_MB = 1024  # its work directory's tmpfs: the cached initial files, a job's two
+# files and what the verifier writes (swept after each job)
 _PATH_ARGS = ("initial_db_path", "final_db_path")
 
 class KeyLRU:
@@ -303,7 +305,10 @@ def _load_by_path(name: str, path: str) -> Any:
 def _contain(workdir: str, containment_path: str | None) -> Any:
     """Apply :mod:`awm_gym.containment` (loaded by path: this worker never imports awm_gym):
     the verifier may read the Python installation and write its work directory, nothing else;
-    no processes, no threads, no new socket of any family, no secrets in the environment.
+    no processes, no threads, no new socket of any family, no secrets in the environment. Its
+    work directory and ``/dev/shm`` are tmpfs of :data:`_SCRATCH_FS_MB` in a user, mount and
+    network namespace of its own, whatever the caller's isolation: it holds no capability
+    outside them (a root caller's verifier cannot rename the host or lift a hard limit).
 
     Returns the worker's :class:`~awm_gym.envs.leftover_work.LeftoverWork` (None when not
     contained): what a verifier leaves running is checked after each verification."""
@@ -314,7 +319,8 @@ def _contain(workdir: str, containment_path: str | None) -> Any:
         warnings.simplefilter("ignore")  # the pool reports missing layers once, in the caller
         report = module.contain_this_process(module.ContainmentPolicy(
             scratch_dir=workdir, memory_mb=None, file_size_mb=_FILE_SIZE_MB,
-            socket_families=(), blocks_threads=True))  # no socket, no thread after its pipe
+            socket_families=(), blocks_threads=True,  # no socket, no thread after its pipe
+            scratch_fs_mb=_SCRATCH_FS_MB))
     leftovers = _load_by_path("_awm_leftover_work", os.path.join(
         os.path.dirname(containment_path), "envs", "leftover_work.py"))
     # every handler: nothing resets one between verifications (a shard worker's tool timeout
@@ -356,8 +362,8 @@ def _harden_worker(workdir: str, memory_limit_mb: int | None, recursion_limit: i
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        try:  # the hard limit too: a verifier may not raise it again
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (OSError, ValueError):  # a stricter limit is already in force: keep it
             pass
 
