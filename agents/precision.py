@@ -13,7 +13,7 @@ while the trainer stays in float32) the samples are silently off-policy. So the 
 A sampler whose precision differs from the trainer's is an error at start unless the run
 allows it explicitly (``ModelConfig.allow_dtype_mismatch``); either way the sampler-trainer
 log-probability gap is logged every step, and truncated importance sampling
-(``GRPOConfig.tis_cap``) can correct for it.
+(``GRPOConfig.tis_cap``, on by default at 2) corrects for it.
 
 Example:
     >>> DType.coerce("bf16").value
@@ -100,7 +100,8 @@ def check_sampler_dtype(trainer: DType | str, sampler_dtype: Any, allow_mismatch
     message = (f"{sampler} computes in {got} but the trainer in {want}: the samples would be "
                "off-policy by numerics alone. Set ModelConfig.dtype (--model.dtype) to the "
                "precision both should use, leave VLLMEngineConfig.dtype unset so the engine "
-               "follows it, or set --model.allow-dtype-mismatch and consider --grpo.tis-cap 2.")
+               "follows it, or set --model.allow-dtype-mismatch (--grpo.tis-cap, 2 by default, "
+               "then corrects for the gap).")
     if not allow_mismatch:
         raise DTypeMismatchError(message)
     logger.warning("%s (allowed)", message)

@@ -332,6 +332,24 @@ def test_truncated_importance_sampling_weights_each_token_by_the_capped_ratio(wa
         torch.testing.assert_close(deltas[1.5][name], 1.5 * plain, rtol=1e-3, atol=1e-6)
 
 
+def test_tis_default_leaves_a_float32_update_as_it_was(warm_model, envs8):
+    # the main job's case (float32 sampler and trainer): TIS, on by default at cap 2 since
+    # issue 41, weighs each token by a ratio within float noise of 1 and never binds
+    samples = _real_samples(warm_model, envs8)  # sampled by transformers in float32
+    deltas, ratios = {}, None
+    for cap in (None, GRPOConfig().tis_cap):
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        before = _params(model)
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)  # the change is the gradient
+        stats = grpo_update(model, opt, samples, GRPOConfig(tis_cap=cap),
+                            OptimConfig(max_grad_norm=1e9), T, tok.pad_token_id)
+        ratios = stats[M.IS_RATIO_MIN], stats[M.IS_RATIO_MAX]
+        deltas[cap] = {n: before[n] - p.detach() for n, p in model.named_parameters()}
+    assert cap == 2.0 and 1 - 1e-4 < ratios[0] <= ratios[1] < 1 + 1e-4, ratios
+    for name, plain in deltas[None].items():
+        torch.testing.assert_close(deltas[2.0][name], plain, rtol=1e-4, atol=1e-7)
+
+
 def test_a_lora_grpo_step_changes_only_adapter_weights(warm_model, envs8):
     pytest.importorskip("peft")
     from agents.lora import LoRAConfig, apply_lora

@@ -5,6 +5,7 @@ loss normalisation weighs what it says, whatever the packing."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -173,3 +174,19 @@ def test_grpo_refuses_nucleus_sampling():
 
     with pytest.raises(AgentConfigError, match=r"top_p=0.9 in GRPO.*top_p=1.0"):
         _trainer(GRPOConfig(), SamplingConfig(top_p=0.9))
+
+
+def test_tis_default_weights_each_token_by_the_capped_ratio():
+    # issue 41 row 5: truncated importance sampling is on by default, at verl's cap of 2
+    assert GRPOConfig().tis_cap == 2.0
+    exact = _sampler_logprobs(_model(), _samples())  # the sampler agrees with the trainer
+    # a sampler that put a third of the trainer's probability on every sampled token: ratio 3
+    undersold = [dataclasses.replace(s, sampler_logprobs=tuple(x - math.log(3.0)
+                                                               for x in s.sampler_logprobs))
+                 for s in exact]
+    plain, capped = _delta(exact, GRPOConfig()), _delta(undersold, GRPOConfig())
+    for name, value in plain.items():  # every token's gradient weighed by min(3, 2) = 2
+        torch.testing.assert_close(capped[name], 2.0 * value, atol=1e-6, rtol=1e-4)
+    off = _delta(undersold, GRPOConfig(tis_cap=None))  # none still turns it off
+    for name, value in plain.items():
+        torch.testing.assert_close(off[name], value, atol=1e-6, rtol=1e-4)
