@@ -3,15 +3,22 @@
 :class:`ProcessShard` starts a worker process (:class:`~awm_gym.envs.worker_process.WorkerProcess`
 on :mod:`awm_gym.envs.shard_worker`), sends it pickled requests and reads its answers as checked
 JSON frames (:mod:`awm_gym.envs.wire`), each preceded by the ``progress`` frames that name the
-instance about to run. :class:`~awm_gym.envs.shards.ShardedRuntime` drives it on this machine;
+instance about to run. World code can write to the reply descriptor, so every frame is held to
+the request it answers (:class:`~awm_gym.envs.reply_bounds.ReplyBounds`: positions, order,
+sizes, an overall time that no frame extends) and a frame that breaks them counts as the
+worker's death; so does a request that cannot be written (the worker died between requests, or
+stopped reading them). :class:`~awm_gym.envs.shards.ShardedRuntime` drives it on this machine;
 a Ray actor (:mod:`awm_gym.envs.ray_shards`) drives one on its node and relays the answer frame
 undecoded (:meth:`ProcessShard.reply_frame`), which the caller checks with
-:func:`decode_final_frame`. :class:`StepDeadlines` is the deadline of each action (reset by
-every progress frame) and remembers which instance was running when a worker died or hung.
+:func:`decode_final_frame`. :class:`StepDeadlines` is the deadline of each action (set by each
+admitted progress frame, within the request's overall budget) and remembers which instance was
+running when a worker died or hung.
 """
 
 from __future__ import annotations
 
+import os
+import select
 import subprocess
 import time
 from collections.abc import Callable
@@ -19,19 +26,32 @@ from typing import Any
 
 from awm_gym.envs import leftover_work, wire
 from awm_gym.envs.config import EnvConfig
-from awm_gym.envs.runtime import LOADING
-from awm_gym.envs.shard_worker import send_message
+from awm_gym.envs.reply_bounds import VERIFYING, ReplyBounds, phase_s
+from awm_gym.envs.shard_worker import encode_message, send_message
 from awm_gym.envs.worker_process import WorkerProcess
 
-__all__ = ["ProcessShard", "StepDeadlines", "decode_final_frame", "failure_reason"]
+__all__ = ["FORGED", "ProcessShard", "StepDeadlines", "WorkerGone", "decode_final_frame",
+           "failure_reason"]
+
+FORGED = "broke the reply protocol"
+"""The failure reason of a worker whose reply channel carried a frame its request does not
+allow (world code writing to the reply descriptor)."""
+
+
+class WorkerGone(EOFError):
+    """A request could not be written: the worker died after its last answer, or stopped
+    reading its requests. No action of the request ran."""
 
 
 def failure_reason(error: BaseException) -> str:
     """How a shard's failure is named (``info["worker_error"]``, the observation): ``timed
     out``, the worker ended itself because an action left work running
-    (:data:`~awm_gym.envs.leftover_work.REASON`), else ``died``."""
+    (:data:`~awm_gym.envs.leftover_work.REASON`), its reply broke the protocol
+    (:data:`FORGED`), else ``died``."""
     if isinstance(error, TimeoutError):
         return "timed out"
+    if isinstance(error, wire.ProtocolError):
+        return FORGED
     return leftover_work.REASON if isinstance(error, leftover_work.WorkLeftRunning) else "died"
 
 
@@ -45,6 +65,9 @@ class ProcessShard:
         self.spec, self.indices = spec, indices
         self.worker: WorkerProcess | None = None
         self._kind = ""
+        self._bounds: ReplyBounds | None = None  # of the request in flight
+        self._sent_at = 0.0
+        self._unsent: BaseException | None = None  # why the request in flight was not written
         self.start()
 
     @property
@@ -55,6 +78,7 @@ class ProcessShard:
     def start(self) -> None:
         self.worker = WorkerProcess("awm_gym.envs.shard_worker", contained=bool(self.spec[3]),
                                     runs_package_init=False)
+        os.set_blocking(self.worker.requests.fileno(), False)  # writes wait with a deadline
         self.request(("init", *self.spec, len(self.indices)))
 
     def kill(self) -> None:
@@ -69,13 +93,36 @@ class ProcessShard:
         return self.reply(time.monotonic() + 600)
 
     def request(self, message: Any) -> None:
+        """Send ``message``; a worker that cannot take it (dead, or not reading within one
+        action's time) makes the reply raise :class:`WorkerGone`, never this call."""
         self._kind = message[0]
-        send_message(self.worker.requests, message)
+        self._bounds = ReplyBounds.for_request(message, self.spec[2], len(self.spec[1]))
+        self._sent_at = time.monotonic()
+        self._unsent = None
+        try:
+            self._write(encode_message(message))
+        except (OSError, ValueError, TimeoutError) as e:  # a closed or full pipe
+            self._unsent = e
+
+    def _write(self, data: bytes) -> None:
+        """Write ``data`` to the worker's (non-blocking) request pipe; ``TimeoutError`` when
+        the worker takes none of it for one action's time."""
+        fd, view = self.worker.requests.fileno(), memoryview(data)
+        wait_s = phase_s(self.spec[2], 0)
+        while view:
+            if not select.select([], [fd], [], wait_s)[1]:
+                raise TimeoutError("the worker does not read its requests")
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
 
     def reply(self, deadline: float, on_progress: Callable[[int], float] | None = None) -> Any:
-        """The worker's answer; ``progress`` frames before it reset the deadline to
-        ``on_progress(pos)``. A frame that is not what the request asked for is a
-        :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the worker counts as dead)."""
+        """The worker's answer; each ``progress`` frame before it sets the deadline to
+        ``on_progress(pos)``, never past the request's overall budget
+        (:class:`~awm_gym.envs.reply_bounds.ReplyBounds`). A frame that is not what the
+        request allows is a :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the
+        worker counts as dead)."""
         return decode_final_frame(self._kind, self.reply_frame(deadline, on_progress))
 
     def reply_frame(self, deadline: float,
@@ -84,6 +131,9 @@ class ProcessShard:
         frames (decoded and passed to ``on_progress``): a Ray actor relays it undecoded and the
         caller checks it (:func:`decode_final_frame`). A worker that ended itself because an
         action left work running raises :class:`~awm_gym.envs.leftover_work.WorkLeftRunning`."""
+        if self._unsent is not None:
+            raise WorkerGone(f"the worker could not take a {self._kind!r} request "
+                             f"({type(self._unsent).__name__}: {self._unsent})")
         try:
             return self._read_answer(deadline, on_progress)
         except wire.ProtocolError:
@@ -102,18 +152,21 @@ class ProcessShard:
             return None
 
     def _read_answer(self, deadline: float, on_progress: Callable[[int], float] | None) -> bytes:
-        replies = self.worker.replies
+        replies, bounds = self.worker.replies, self._bounds
+        overall = (self._sent_at + bounds.budget_s if bounds.budget_s is not None
+                   else float("inf"))  # no frame extends it
+        deadline = min(deadline, overall)
         while True:
             header = wire.read_exactly(replies, wire.HEADER.size, deadline)
             json_size, blob_size = wire.HEADER.unpack(header)
-            if json_size > wire.MAX_JSON_BYTES:
-                raise wire.ProtocolError(f"a reply of {json_size} bytes is over the limit")
+            bounds.check_sizes(json_size, blob_size)  # before reading a byte of the body
             body = wire.read_exactly(replies, json_size + blob_size, deadline)
             if not body.startswith(_PROGRESS):  # the answer: decoded by whoever uses it
                 return header + body
             _, pos = wire.decode_reply(self._kind, body, json_size, blob_size)
+            bounds.admit(pos)  # a position the request holds, in order, once
             if on_progress is not None:
-                deadline = on_progress(pos)
+                deadline = min(on_progress(pos), overall)
 
     def call(self, message: Any, timeout_s: float = 120.0) -> Any:
         self.request(message)
@@ -151,19 +204,28 @@ def decode_final_frame(kind: str, frame: bytes) -> Any:
 
 
 class StepDeadlines:
-    """Per-instance deadlines while a shard steps, and which instance was running."""
+    """Per-instance deadlines while a shard steps, and which instance was running (the
+    positions it is told of were admitted by the request's
+    :class:`~awm_gym.envs.reply_bounds.ReplyBounds`)."""
 
     def __init__(self, config: EnvConfig) -> None:
-        self.config, self.running = config, None
+        self.config = config
+        self.running: int | None = None
+        self.last_action: int | None = None  # the last batch position that ran a tool call
 
     def __call__(self, pos: int) -> float:
         self.running = pos
+        if pos >= 0:
+            self.last_action = pos
         return self.deadline_for(pos)
 
+    @property
+    def culprit(self) -> int | None:
+        """The batch position to blame for a death: the action running; while verifying (no
+        world code runs in the worker then, so world code that claimed it was) the last
+        action that ran; :data:`~awm_gym.envs.runtime.LOADING` while loading a world; None
+        before any."""
+        return self.last_action if self.running == VERIFYING else self.running
+
     def deadline_for(self, pos: int) -> float:
-        if pos >= 0:
-            return time.monotonic() + self.config.tool_timeout_s + 5.0
-        if pos == LOADING:  # a world's code runs before its first call, as at import
-            return time.monotonic() + self.config.import_timeout_s + 10.0
-        judge_s = self.config.judge.timeout_s if self.config.judge is not None else 0.0
-        return time.monotonic() + 2 * self.config.verifier_timeout_s + judge_s + 10.0
+        return time.monotonic() + phase_s(self.config, pos)

@@ -42,9 +42,10 @@ try:
 except ImportError:  # the optional extra; EnvConfig(backend="ray") says how to install it
     ray = None
 
-from awm_gym.envs import leftover_work
+from awm_gym.envs import leftover_work, wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.process_shard import (
+    FORGED,
     ProcessShard,
     StepDeadlines,
     decode_final_frame,
@@ -87,8 +88,9 @@ def check_capacity(num_actors: int) -> None:
 
 
 _Fault = tuple[str, int | None]
-"""The actor's answer when its worker died or hung: ``("died" | "timed out", the batch
-position that was running, or None)``."""
+"""The actor's answer when its worker died, hung or broke the reply protocol: ``(the reason,
+the batch position to blame, or None)`` (:func:`~awm_gym.envs.process_shard.failure_reason`,
+:attr:`~awm_gym.envs.process_shard.StepDeadlines.culprit`)."""
 
 _DEADLINE_S = 600.0
 """The actor's limit for a request other than a step or a tool call (an init included); the
@@ -128,7 +130,7 @@ class _ShardActor:
             return self.shard.reply_frame(deadline, progress if timed else None)
         except (EOFError, TimeoutError, OSError) as e:
             self._stop_worker()
-            return (failure_reason(e), progress.running)
+            return (failure_reason(e), progress.culprit)
 
     def _stop_worker(self) -> None:
         if self.shard is not None:
@@ -225,7 +227,7 @@ class RayShard:
             reason, running = frame
             if running is not None and on_progress is not None:
                 on_progress(running)
-            error = {"timed out": TimeoutError,
+            error = {"timed out": TimeoutError, FORGED: wire.ProtocolError,
                      leftover_work.REASON: leftover_work.WorkLeftRunning}.get(reason, EOFError)
             raise error(f"{self!r}: the worker process {reason}")
         if not isinstance(frame, bytes):

@@ -37,23 +37,28 @@ from awm_gym.envs.leftover_work import LeftoverWork
 from awm_gym.envs.prepared import probe_world_of_set
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.registration import get_world_set
-from awm_gym.envs.runtime import WorldRuntime
+from awm_gym.envs.runtime import WorldRuntime, clip_text
 from awm_gym.envs.scratch_quota import QUOTA_OUTCOME, ScratchQuota
 from awm_gym.envs.worker_process import open_worker_streams, shared_memory_area
 from awm_gym.errors import EnvUsageError, UnknownWorldError, WorldLoadError, WorldSkippedWarning
 from awm_gym.scoring.verifier_pool import VerifierPool
 from awm_gym.worlds.template_db import default_cache_dir
 
-__all__ = ["ShardWorker", "WorldCodeFences", "contain_world_worker", "receive_message",
-           "send_message"]
+__all__ = ["ShardWorker", "WorldCodeFences", "contain_world_worker", "encode_message",
+           "receive_message", "send_message"]
 
 _HEADER = struct.Struct("!Q")
 
 
+def encode_message(message: Any) -> bytes:
+    """``message`` as a length-prefixed pickle (a request: the worker trusts its caller)."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(data)) + data
+
+
 def send_message(stream: BinaryIO, message: Any) -> None:
     """Write ``message`` to ``stream`` as a length-prefixed pickle."""
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(data)) + data)
+    stream.write(encode_message(message))
     stream.flush()
 
 
@@ -156,8 +161,10 @@ class ShardWorker:
         kind = message[0]
         if kind == "init":
             reply: Any = self._init(*message[1:])
-        elif kind == "reset":
-            reply = self.runtime.reset(*message[1:])
+        elif kind == "reset":  # task texts cut as the caller cuts them: its size bound
+            limit = self.runtime.config.max_text_length  # (awm_gym.envs.reply_bounds) holds
+            reply = [(clip_text(obs, limit), info)
+                     for obs, info in self.runtime.reset(*message[1:])]
         elif kind == "step":
             reply = self._step(*message[1:], report=report)
         elif kind == "lost_turn":

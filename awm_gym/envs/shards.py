@@ -46,7 +46,13 @@ from awm_gym import info_keys as K
 from awm_gym.envs import wire
 from awm_gym.envs.config import EnvConfig
 from awm_gym.envs.leftover_work import REASON as LEFT_WORK
-from awm_gym.envs.process_shard import ProcessShard, StepDeadlines, failure_reason
+from awm_gym.envs.process_shard import (
+    FORGED,
+    ProcessShard,
+    StepDeadlines,
+    WorkerGone,
+    failure_reason,
+)
 from awm_gym.envs.protocol import StepOutcome
 from awm_gym.envs.runtime import clip_text
 from awm_gym.envs.selection import tasks_of
@@ -242,21 +248,41 @@ class ShardedRuntime:
         for shard, (_, local, cols) in plan.items():
             shard.request(("reset", local, *cols))
         out: list[Any] = [None] * len(indices)
-        for shard, (positions, _, _) in plan.items():
+        for shard, (positions, local, cols) in plan.items():
             try:
                 results = self._checked(shard.reply(time.monotonic() + 120), len(positions),
                                         "reset", shard)
             except (EOFError, TimeoutError, OSError) as e:
                 for pos in positions:  # these were being reset: nothing of theirs to keep
                     self._episodes[indices[pos]] = _Episode()
-                self._restart_and_replay(shard)
-                raise EnvUsageError(f"a worker died while resetting ({e}); it was restarted: "
-                                    "reset again.") from e
+                results = self._reset_again(shard, ("reset", local, *cols), e)
             for pos, (obs, info) in zip(positions, results, strict=True):
                 out[pos] = (obs, info)
                 self._episodes[indices[pos]] = _Episode(info[K.WORLD], info[K.TASK_IDX],
                                                         seeds[pos], [], False)
         return out
+
+    def _reset_again(self, shard: Shard, message: tuple[Any, ...], error: BaseException
+                     ) -> list[Any]:
+        """Reset ``shard``'s instances of ``message`` after its worker failed the reset (world
+        code of an earlier request may have left the channel broken, or ended the worker
+        between requests): restart it and replay its other episodes, then reset again; if that
+        fails too, its other episodes are lost and a bare worker resets them. Raises
+        :class:`EnvUsageError` only when a bare worker cannot reset (no world code ran there)."""
+        for replays in (True, False):
+            reason = failure_reason(error)
+            logger.warning("worker for instances %d-%d %s while resetting (%s); restarting it",
+                           shard.indices.start, shard.indices.stop - 1, reason, error)
+            try:
+                if replays:
+                    self._restart_and_replay(shard)
+                else:
+                    self._lose_all(shard, [], reason)
+                return self._checked(shard.call(message), len(message[1]), "reset", shard)
+            except (EOFError, TimeoutError, OSError) as e:
+                error = e
+        raise EnvUsageError(f"a new worker could not reset instances {message[1]} of its shard "
+                            f"({error}); see the worker's log.") from error
 
     def step(self, indices: Sequence[int], actions: Sequence[Any]) -> list[StepOutcome]:
         return self.finish_step(self.start_step(indices, actions))
@@ -290,9 +316,9 @@ class ShardedRuntime:
                 reason = failure_reason(e)
                 logger.warning("worker for instances %d-%d %s (%s); restarting it",
                                shard.indices.start, shard.indices.stop - 1, reason, e)
-                culprit = progress.running if shard.names_culprit else None
+                culprit = progress.culprit if shard.names_culprit else None
                 results = self._recover(shard, [indices[p] for p in positions], local, cols[0],
-                                        culprit, reason)
+                                        culprit, reason, unsent=isinstance(e, WorkerGone))
             for pos, result in zip(positions, results, strict=True):
                 out[pos] = result
                 episode = self._episodes[indices[pos]]
@@ -328,23 +354,29 @@ class ShardedRuntime:
 
     # -- recovery -----------------------------------------------------------------------------
     def _recover(self, shard: Shard, instances: list[int], local: list[int],
-                 actions: list[Any], culprit: int | None, reason: str) -> list[StepOutcome]:
+                 actions: list[Any], culprit: int | None, reason: str, *,
+                 unsent: bool = False) -> list[StepOutcome]:
         """Restart ``shard``, rebuild its live instances, and rerun the batch without the
         instance that was running when the worker died (``culprit``, a position in the batch
-        sent); repeat while another action of the batch takes the worker down."""
+        sent); repeat while another action of the batch takes the worker down. ``unsent``:
+        the batch never reached the worker (it had died after its last answer): it is rerun
+        whole, once."""
         blamed: dict[int, str] = {}  # batch position -> why
         pending = list(range(len(local)))
         results: dict[int, StepOutcome] = {}
         while True:
-            if culprit is None or culprit < 0:  # died before any action, while verifying, or
-                return self._lose_all(shard, instances, reason)  # while replaying
-            blamed[pending[culprit]] = reason
-            pending = [k for k in pending if k not in blamed]
+            if unsent and culprit is None:  # no action of the batch ran: nobody to blame
+                unsent = False
+            elif culprit is None or not 0 <= culprit < len(pending):  # died before any action,
+                return self._lose_all(shard, instances, reason)  # loading, or while replaying
+            else:
+                blamed[pending[culprit]] = reason
+                pending = [k for k in pending if k not in blamed]
             culprit = None
             try:
                 self._restart_and_replay(shard)
                 truncated = dict(zip(blamed, shard.call(("lost_turn", [local[k] for k in blamed])),
-                                     strict=True))
+                                     strict=True)) if blamed else {}
                 if pending:
                     progress = StepDeadlines(self.config)
                     shard.request(("step", [local[k] for k in pending],
@@ -353,7 +385,7 @@ class ShardedRuntime:
                         out = self._checked(shard.reply(progress.deadline_for(0), progress),
                                             len(pending), "step", shard)
                     finally:
-                        culprit = progress.running
+                        culprit = progress.culprit
                     results.update(zip(pending, out, strict=True))
                 break
             except (EOFError, TimeoutError, OSError) as e:
@@ -487,8 +519,8 @@ class ShardedRuntime:
         shard, local = self._owner[key]
         calls = self._tool_calls.setdefault(key, [])  # the worker may open its database now
         progress = StepDeadlines(self.config)
-        shard.request(("call_tool", local, world, name, arguments))
         try:
+            shard.request(("call_tool", local, world, name, arguments))
             result = shard.reply(progress.deadline_for(0), progress)
         except (EOFError, TimeoutError, OSError) as e:
             reason = failure_reason(e)
@@ -523,5 +555,7 @@ def _crash_text(reason: str) -> str:
     cause = {"timed out": "ran past its timeout and ignored it",
              LEFT_WORK: ("left work running after it answered (a thread, a timer or a signal "
                          "handler), so the process running it was ended"),
+             FORGED: ("wrote to the reply channel of the process running it (a frame its "
+                      "request does not allow), so that process was ended"),
              }.get(reason, "ended the process running it")
     return f"the tool call {cause}; the world was restored to its state before this call."
