@@ -2,9 +2,11 @@
 
 An instance is ``(world, task, in-memory SQLite connection, step count)``. Every instance of a
 world shares that world's executed code (:class:`~awm_gym.tools.host.ToolHost`, loaded once per
-process) and owns its database; reset is ``Connection.deserialize(template)``. Final answers are
-verified in a persistent :class:`~awm_gym.scoring.verifier_pool.VerifierPool`, all finished
-instances of a step in one batch. The Gymnasium classes in :mod:`awm_gym.envs.env` and
+process) and owns its database; reset opens a new connection holding the template (nothing an
+episode left on the old connection survives:
+:meth:`~awm_gym.tools.host.PreparedWorld.reset_slot`). Final answers are verified in a
+persistent :class:`~awm_gym.scoring.verifier_pool.VerifierPool`, all finished instances of a
+step in one batch. The Gymnasium classes in :mod:`awm_gym.envs.env` and
 :mod:`awm_gym.envs.vector_env` are thin shells around this.
 """
 
