@@ -17,8 +17,10 @@ Everything lands in one run folder::
     metrics.jsonl            one line per SFT epoch, GRPO step and evaluation
     reward.png               reward and success over GRPO steps, evaluations of each subset
     transcripts/             HTML transcripts of the final evaluation
-    summary.json             success before and after (training and held-out tasks), timings
-                             (written last)
+    pass_rates.csv, .png     each training task's pass rate over GRPO steps (the curriculum's)
+    summary.json             success before and after (training and held-out tasks), timings,
+                             the host's numerics (CPU, kernel instruction set: the line's
+                             last bits depend on them; written last)
 
 With a split (``cfg.split``, on in the main job) the oracle is recorded, SFT and GRPO run, on the
 ``train`` subset only, and every evaluation also runs the held-out ``val_tasks`` (new tasks of
@@ -41,6 +43,7 @@ from awm_gym.worlds import Split, Subset
 
 from .config import TrainConfig
 from .grpo.config import BackendKind
+from .host_numerics import host_numerics
 from .parallel import DistInfo, barrier, check_parallel, init_distributed
 from .stages.data import make_envs, make_eval_envs, make_split, record_oracle
 from .stages.evaluation import evaluate, evaluate_start, finish
@@ -103,6 +106,7 @@ def run_training(cfg: TrainConfig, console: IO[str] | None = None) -> dict[str, 
     if world.is_main:
         timings["total_s"] = time.perf_counter() - t_start
         summary["timings"] = timings
+        summary["host"] = host_numerics()  # what the line's last bits depend on
         write_json(out / "summary.json", summary)
         console.write(phase_line(timings) + "\n")
     if world.is_distributed:  # after the vLLM engines are gone (their finalisers need it)
