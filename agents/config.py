@@ -56,6 +56,10 @@ class RunConfig:
     evaluation)."""
     transcripts: int = 12
     """HTML transcripts written of the final evaluation's episodes."""
+    record_rollouts: bool = True
+    """Write every GRPO step's episodes to <run>/rollouts, a Hugging Face dataset (one row per
+    turn: token ids, sampler log-probs, loss mask, reward, advantage, kept group; see
+    agents.grpo.rollout_recorder); `awm rescore` replays it."""
     report_to: ReportTo = ReportTo.NONE
     """Metrics also go to: none | tensorboard (<run>/tensorboard) | wandb (W&B run in <run>/wandb;
     WANDB_MODE=offline needs no account). metrics.jsonl and the console line are always on."""

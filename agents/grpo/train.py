@@ -180,6 +180,10 @@ class StepSamples:
     groups: int
     masked: int
     """Trajectories stopped by a cut turn and left out of the loss (``cut_turn=mask``)."""
+    advantages: tuple[float, ...] = ()
+    """Per trajectory given to :func:`step_samples`, its advantage (0 where it does not train)."""
+    trainable: tuple[bool, ...] = ()
+    """Per trajectory, whether its turns train (scored, in a group with signal)."""
 
 
 def step_samples(trajs: list[Trajectory], grpo: GRPOConfig, world: DistInfo | None = None
@@ -201,7 +205,8 @@ def step_samples(trajs: list[Trajectory], grpo: GRPOConfig, world: DistInfo | No
     penalty = grpo.cut_turn_reward if grpo.cut_turn is CutTurnMode.PENALTY else None
     samples = build_samples(trajs, adv.values, adv.trainable, penalty)
     masked = sum(t.is_cut and not ok for t, ok in zip(trajs, scored, strict=True))
-    return StepSamples(samples, adv.zero_std_groups, adv.groups, masked)
+    return StepSamples(samples, adv.zero_std_groups, adv.groups, masked,
+                       tuple(float(a) for a in adv.values), tuple(bool(t) for t in adv.trainable))
 
 
 class GRPOTrainer:
@@ -264,6 +269,8 @@ class GRPOTrainer:
         """The last step's rollouts: which groups it kept, its rounds and counts."""
         self.last_samples: list[Any] = []
         """The training samples the last step's update used (this rank's)."""
+        self.last_step_samples = StepSamples([], 0, 0, 0)
+        """The last step's samples with its kept trajectories' advantages (this rank's)."""
 
     def load_state(self, checkpoint_dir: str, step: int) -> None:
         """Restore the optimizer, the tasks' pass rates and the step counter (the model was
@@ -311,6 +318,7 @@ class GRPOTrainer:
         self.last_trajectories = rollouts.trajectories
         built = step_samples(rollouts.kept_trajectories, s.grpo, w)
         self.last_samples = built.samples
+        self.last_step_samples = built
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
         stats = grpo_update(self.train_module, self.optimizer, built.samples, s.grpo, s.optim,

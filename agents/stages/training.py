@@ -110,12 +110,22 @@ def run_grpo(cfg: TrainConfig, out: Path, world: DistInfo, checkpoint: Path | No
              tokenizer: Any, train_envs: Any, policy: Any, sft_model: str, sink: Any,
              every_eval: Callable[[int], None], timings: dict[str, float]) -> Any:
     """Build the trainer and run GRPO to ``grpo.steps``, calling ``every_eval(step)`` every
-    ``eval.every`` steps (not after the last: the final evaluation follows); returns the
-    trainer."""
+    ``eval.every`` steps (not after the last: the final evaluation follows) and, with
+    ``run.record_rollouts``, writing each step's episodes to ``<out>/rollouts``
+    (:mod:`agents.grpo.rollout_recorder`); returns the trainer."""
     trainer = make_trainer(cfg, world, checkpoint, model, tokenizer, train_envs, policy,
                            sft_model)
+    recorder = None
+    if cfg.run.record_rollouts:
+        from ..grpo.rollout_recorder import ROLLOUTS_DIR, RolloutRecorder
+
+        recorder = RolloutRecorder(out / ROLLOUTS_DIR, cfg.rollout.env_id, train_envs,
+                                   policy.name, cfg.run.seed, world,
+                                   is_resumed=checkpoint is not None)
 
     def on_step(step: int, _: dict[str, float]) -> None:
+        if recorder is not None:
+            recorder.record(trainer)
         if cfg.eval.every and step % cfg.eval.every == 0 and step < cfg.grpo.steps:
             every_eval(step)
 

@@ -23,13 +23,43 @@ from awm_gym import info_keys as K
 from awm_gym.manager.db_diff import DatabaseDiff
 from awm_gym.vocab import Turn, VerifierLabel
 
-__all__ = ["Turn", "Episode", "EPISODE_FIELDS", "REQUIRED_INFO_KEYS", "DEFAULT_INFO_KEYS"]
+__all__ = ["Turn", "Episode", "EPISODE_FIELDS", "REQUIRED_INFO_KEYS", "DEFAULT_INFO_KEYS",
+           "GENERATION_KEYS", "generation_info"]
 
 REQUIRED_INFO_KEYS = (K.ACTION_KIND, K.TOOL, K.VERIFIER_LABEL, K.SUCCESS, K.FORMAT_ERROR,
                       K.REWARD_VALID)
 """Info keys every recorded turn keeps: transcripts, success and the episode fields need them."""
 DEFAULT_INFO_KEYS = REQUIRED_INFO_KEYS + (K.TOOL_OUTCOME, K.TOOL_STATUS, K.ERROR)
 """Info keys kept per turn unless the caller chooses others (required ones are always added)."""
+GENERATION_KEYS = ("prompt_ids", "completion_ids", "sampler_logprobs")
+"""What an LLM policy sampled for a turn, kept beside the env's info when it is recorded: the
+prompt ids the model saw, the ids it sampled and their log-probabilities (see
+:func:`generation_info`)."""
+
+
+def generation_info(policy: Any, i: int) -> dict[str, Any]:
+    """The :data:`GENERATION_KEYS` of instance ``i``'s last turn, from the policy's
+    ``last_generations`` (an LLM policy's, such as ``agents``' ChatPolicy: one entry per
+    instance with ``prompt_ids``, ``completion_ids`` and ``logprobs``, None for an instance it
+    did not act for); ``{}`` when the policy exposes none. Read by attribute, so awm_gym needs
+    no policy class.
+
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> gen = NS(prompt_ids=(1, 2), completion_ids=(3,), logprobs=(-0.5,))
+        >>> generation_info(NS(last_generations=[None, gen]), 1)
+        {'prompt_ids': [1, 2], 'completion_ids': [3], 'sampler_logprobs': [-0.5]}
+        >>> generation_info(NS(last_generations=[None, gen]), 0), generation_info(object(), 0)
+        ({}, {})
+    """
+    generations = getattr(policy, "last_generations", None)
+    if generations is None or not 0 <= i < len(generations) or generations[i] is None:
+        return {}
+    gen = generations[i]
+    values = (getattr(gen, "prompt_ids", None), getattr(gen, "completion_ids", None),
+              getattr(gen, "logprobs", None))
+    return {key: None if value is None else list(value)
+            for key, value in zip(GENERATION_KEYS, values, strict=True)}
 
 
 @dataclass

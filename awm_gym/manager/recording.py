@@ -61,16 +61,23 @@ from typing import Any
 from awm_gym import info_keys as K
 from awm_gym.atomic_io import write_text_atomic
 from awm_gym.boundary import closing_on_error
+from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
 from awm_gym.errors import EnvUsageError
 from awm_gym.manager.db_diff import DatabaseDiff
-from awm_gym.manager.episode import DEFAULT_INFO_KEYS, REQUIRED_INFO_KEYS, Episode
+from awm_gym.manager.episode import (
+    DEFAULT_INFO_KEYS,
+    GENERATION_KEYS,
+    REQUIRED_INFO_KEYS,
+    Episode,
+)
 from awm_gym.vocab import Turn
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["record", "RecordingMeta", "info_columns", "features", "episode_rows",
            "load_episodes", "default_datasets_dir", "dataset_path", "DatasetWriter",
-           "SCHEMA_VERSION", "REPLAY_FIELDS", "replay_settings"]
+           "SCHEMA_VERSION", "REPLAY_FIELDS", "replay_settings", "world_set_dir",
+           "LIST_COLUMN_TYPES"]
 
 SCHEMA_VERSION = 1
 META_FILE = "awm_dataset.json"
@@ -86,6 +93,15 @@ when an episode ends: a recording keeps them so that a rescoring replays under t
 def replay_settings(config: Any) -> dict[str, Any]:
     """The :data:`REPLAY_FIELDS` of an :class:`~awm_gym.envs.config.EnvConfig`."""
     return {name: getattr(config, name) for name in REPLAY_FIELDS}
+
+
+def world_set_dir(runtime: Any) -> str | None:
+    """The directory of the world set a vector env's runtime runs (None: the built-in worlds,
+    or a remote runtime): what a recording keeps as its ``world_set``."""
+    root = getattr(getattr(runtime, "world_set", None), "root", None)
+    if root is None or os.path.realpath(root) == os.path.realpath(BUILTIN_WORLDS_DIR):
+        return None
+    return str(root)
 
 _BASE_COLUMNS: dict[str, str] = {
     "episode_idx": "int64", "step_idx": "int32", "episode_len": "int32", "world": "string",
@@ -105,6 +121,11 @@ INFO_COLUMN_TYPES: dict[str, str] = {
     K.JUDGE_ERROR: "large_string",
 }
 """Typed columns for known info keys; any other info key is stored as a JSON string."""
+LIST_COLUMN_TYPES: dict[str, str] = dict(zip(GENERATION_KEYS, ("int32", "int32", "float32"),
+                                              strict=True))
+"""List columns (element dtypes): an LLM policy's token ids and log-probabilities per step
+(:data:`~awm_gym.manager.episode.GENERATION_KEYS`; ``record_dataset`` adds them when the
+policy exposes ``last_generations``)."""
 
 
 def default_datasets_dir() -> Path:
@@ -142,14 +163,22 @@ def features(info_keys: Sequence[str]) -> Any:
     """The ``datasets.Features`` of a dataset storing ``info_keys`` (see :func:`info_columns`)."""
     import datasets
 
-    columns = dict(_BASE_COLUMNS)
+    columns: dict[str, Any] = {name: datasets.Value(dtype)
+                               for name, dtype in _BASE_COLUMNS.items()}
     for key in info_keys:
-        columns[key] = INFO_COLUMN_TYPES.get(key, "large_string")
-    return datasets.Features({name: datasets.Value(dtype) for name, dtype in columns.items()})
+        if key in LIST_COLUMN_TYPES:
+            columns[key] = datasets.List(datasets.Value(LIST_COLUMN_TYPES[key]))
+        else:
+            columns[key] = datasets.Value(INFO_COLUMN_TYPES.get(key, "large_string"))
+    return datasets.Features(columns)
+
+
+def _is_typed(key: str) -> bool:
+    return key in INFO_COLUMN_TYPES or key in LIST_COLUMN_TYPES
 
 
 def _cell(key: str, value: Any) -> Any:
-    if value is None or key in INFO_COLUMN_TYPES:
+    if value is None or _is_typed(key):
         return value
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -515,7 +544,7 @@ def _episode_from_rows(rows: list[dict[str, Any]], info_keys: Sequence[str]) -> 
             value = row.get(key)
             if value is None:
                 continue
-            info[key] = value if key in INFO_COLUMN_TYPES else json.loads(value)
+            info[key] = value if _is_typed(key) else json.loads(value)
         turns.append(Turn(row["action"], following["observation"], row["reward"],
                           row["terminated"], row["truncated"], info))
     diff = DatabaseDiff.from_json(last["db_diff"]) if last["db_diff"] is not None else None

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from awm_gym.errors import EnvUsageError
-from awm_gym.manager.episode import REQUIRED_INFO_KEYS, Episode
+from awm_gym.manager.episode import GENERATION_KEYS, REQUIRED_INFO_KEYS, Episode, generation_info
 from awm_gym.manager.policy import Policy, policy_name
 from awm_gym.manager.scheduler import Scheduler
 from awm_gym.vocab import Turn
@@ -95,7 +95,9 @@ def run_episodes(scheduler: Scheduler, policy: Policy, episodes: int, seed: int,
         seed: the seed of episode 0.
         options: per-episode reset options (see the module docstring).
         info_keys: info keys each :class:`~awm_gym.vocab.Turn` keeps (the required ones are
-            always kept).
+            always kept); with :data:`~awm_gym.manager.episode.GENERATION_KEYS` among them, a
+            policy exposing ``last_generations`` (an LLM policy) adds each turn's token ids and
+            log-probabilities (:func:`~awm_gym.manager.episode.generation_info`).
         capture_db_diff: compute each episode's database diff (rows changed) when it ends
             (None where the runtime cannot read databases, as over a world server).
         desc: progress-bar label.
@@ -141,6 +143,7 @@ def _run(scheduler: Scheduler, policy: Policy, episodes: int, seed: int,
             running[i] = Episode(int(index[i]), int(seeds[i]), world, task_idx, task, name)
 
     bar = tqdm(total=episodes, desc=desc, disable=not progress, leave=False)
+    with_tokens = any(key in keys for key in GENERATION_KEYS)
     try:
         if episodes:
             start(list(range(min(n, episodes))))
@@ -148,7 +151,10 @@ def _run(scheduler: Scheduler, policy: Policy, episodes: int, seed: int,
             stepped = scheduler.step(policy)
             done = []
             for i in np.flatnonzero(stepped):
-                running[i].turns.append(_turn(scheduler, i, keys))
+                turn = _turn(scheduler, i, keys)
+                if with_tokens:
+                    turn.info.update(generation_info(policy, int(i)))
+                running[i].turns.append(turn)
                 if scheduler.terminateds[i] or scheduler.truncateds[i]:
                     done.append(i)
             finished = []

@@ -30,10 +30,9 @@ import gymnasium as gym
 import numpy as np
 
 from awm_gym.envs.protocol import Runtime
-from awm_gym.envs.registration import BUILTIN_WORLDS_DIR
 from awm_gym.envs.vector_env import AWMVectorEnv
 from awm_gym.errors import EnvUsageError
-from awm_gym.manager.episode import EPISODE_FIELDS, Episode
+from awm_gym.manager.episode import EPISODE_FIELDS, GENERATION_KEYS, Episode
 from awm_gym.manager.evaluation import summarize_episodes
 from awm_gym.manager.policy import Policy, check_policy, policy_name
 from awm_gym.manager.recording import (
@@ -43,6 +42,7 @@ from awm_gym.manager.recording import (
     load_episodes,
     record,
     replay_settings,
+    world_set_dir,
 )
 from awm_gym.manager.rollout import check_episodes, run_episodes
 from awm_gym.manager.scheduler import Scheduler
@@ -255,23 +255,21 @@ class World:
                        info_keys: Sequence[str] | None = None, mode: str = "error") -> Path:
         """Record ``episodes`` rollouts as a Hugging Face dataset (one row per step); returns its
         directory. ``mode``: ``error`` if it exists, ``append``, or ``overwrite``. See
-        :mod:`awm_gym.manager.recording` for the schema and the atomic write."""
+        :mod:`awm_gym.manager.recording` for the schema and the atomic write.
+
+        With a policy that exposes ``last_generations`` (an LLM policy), each step also stores
+        the prompt ids the model saw, the ids it sampled and their log-probabilities
+        (``prompt_ids``, ``completion_ids``, ``sampler_logprobs`` list columns)."""
         path, keys = dataset_path(dataset_name, cache_dir), info_columns(info_keys)
+        if hasattr(self._require_policy("World.record_dataset()"), "last_generations"):
+            keys += [key for key in GENERATION_KEYS if key not in keys]
         seed = self._seed_or_default(seed)
         stream = self.run_episodes(episodes, seed, options, info_keys=keys, capture_db_diff=True,
                                    desc=f"record {path.name}")
         meta = RecordingMeta(env=str(self.env_name), policy=self.policy_name, seed=seed,
-                             options=options, world_set=self._world_set_dir(),
+                             options=options, world_set=world_set_dir(self.envs.runtime),
                              replay=replay_settings(self.envs.config))
         return record(stream, path, meta, info_keys=keys, mode=mode)
-
-    def _world_set_dir(self) -> str | None:
-        """The directory of the world set the instances run (None: built-in, or remote)."""
-        world_set = getattr(self.envs.runtime, "world_set", None)
-        root = getattr(world_set, "root", None)
-        if root is None or os.path.realpath(root) == os.path.realpath(BUILTIN_WORLDS_DIR):
-            return None
-        return str(root)
 
     def render_transcripts(self, out_dir: str | os.PathLike, max_episodes: int = 10,
                            seed: int | None = None, options: dict[str, Any] | None = None,
