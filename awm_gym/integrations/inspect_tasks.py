@@ -334,13 +334,14 @@ def awm_task(worlds: str | Sequence[str] | None = "spotify", worlds_dir: str | N
     Args:
         worlds: the world(s) (comma-separated from ``-T``); None: every world of the set.
         worlds_dir: the world set (directory or Hub id); None: the built-in worlds.
-        split, subset: a split file and one of its subsets (``train``, ``val_tasks``,
-            ``val_worlds``).
+        split: a split file.
+        subset: one of its subsets (``train``, ``val_tasks``, ``val_worlds``).
         exclude: an exclusion file; its tasks are never samples.
         task_indices: keep only these tasks of each world.
         seeds: one sample per task per seed.
-        episodes, seed: instead, one sample per seed ``seed .. seed+episodes-1`` with the task
-            the seed picks (as ``World.evaluate``).
+        episodes: instead of ``seeds``, one sample per seed ``seed .. seed+episodes-1`` with the
+            task the seed picks (as ``World.evaluate``).
+        seed: the first of those seeds.
         tool_names: offer only these tools (None: all of the world's).
         description_lines: lines of each tool description kept (None: all; 1: the summary).
         max_episode_steps: turns before the episode is truncated (None: the env's default).

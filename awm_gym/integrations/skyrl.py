@@ -115,7 +115,8 @@ def dataset_rows(gym_id: str = "AWM/spotify-v0", task_indices: Iterable[int] | N
         tool_names: offer only these tools in the prompt (None: all; spotify's 63 take ~12k
             tokens).
         description_lines: lines of each tool description to keep (None: all).
-        capacity, env_kwargs: the host's settings (as the env's config must give them).
+        capacity: the host's capacity (as the env's config must give it).
+        env_kwargs: the host's env options (as the env's config must give them).
         env_class: the id the env is registered under.
 
     Returns:

@@ -60,7 +60,9 @@ class RemoteVectorEnv(AWMVectorEnv):
     Args:
         num_envs: sessions to open.
         url: the server's address (``http://host:port``).
-        connect_timeout_s / message_timeout_s / auth_token: as for :class:`RemoteEnv`.
+        connect_timeout_s: as for :class:`RemoteEnv`.
+        message_timeout_s: as for :class:`RemoteEnv`.
+        auth_token: as for :class:`RemoteEnv`.
     """
 
     def __init__(self, num_envs: int = 1, url: str | None = None, *,

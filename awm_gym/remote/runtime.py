@@ -56,7 +56,9 @@ class RemoteRuntime:
     Args:
         url: the server's address (``http://127.0.0.1:8001``).
         num_instances: sessions to open.
-        connect_timeout_s / message_timeout_s: see :class:`~awm_gym.remote.client.SessionClient`.
+        connect_timeout_s: see :class:`~awm_gym.remote.client.SessionClient`.
+        message_timeout_s: see :class:`~awm_gym.remote.client.SessionClient`.
+        auth_token: see :class:`~awm_gym.remote.client.SessionClient`.
     """
 
     url: str
