@@ -7,8 +7,9 @@ the page shows ``--wait-for`` and writes a PNG. Same machinery as
 ``scripts/inspect_view_screenshot.py``.
 
 Usage:
-    python scripts/docs_site_screenshot.py [docs/img/docs_site_api.png] [--page api/envs/#awm_gym.envs.vector_env.AWMVectorEnv]
-        [--size 1280x900] [--wait-for AWMVectorEnv] [--site DIR]
+    python scripts/docs_site_screenshot.py [docs/img/docs_site_api.png]
+        [--page api/envs/#awm_gym.envs.vector_env.AWMVectorEnv] [--size 1280x900]
+        [--wait-for AWMVectorEnv] [--site DIR]
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ that exports it; later pages link to it.
 
 Resolution, per name of ``__all__``: defined in the module (``class``, ``def``, assignment) ->
 there; ``from X import name`` -> followed into X; a ``lazy_exports(__name__, {sub: (names,)})``
-entry, or an import inside a hand-written ``__getattr__`` -> followed there. A name that cannot be resolved fails the build: a
-public name with no documentation is a broken reference.
+entry, or an import inside a hand-written ``__getattr__`` -> followed there. A name that cannot
+be resolved fails the build: a public name with no documentation is a broken reference.
 """
 
 from __future__ import annotations
