@@ -2,10 +2,14 @@
 
 With ``LoRAConfig.r > 0`` the trainer wraps its causal LM in a peft ``PeftModel``: only the
 adapter matrices train (the optimizer sees nothing else), and the frozen base weights stay as
-loaded. The sampler never sees an adapter: :func:`checkpoint_state` returns the model's tensors
-by checkpoint name with every adapter merged into its base weight (``W + scale * B @ A``),
-which is what vLLM loads on each sync. The trainer's model itself is never merged in place
-(merging and unmerging would add rounding to the base weights at every step).
+loaded: in a bfloat16 run they are loaded in bfloat16 (no float32 copy of a weight that never
+changes), while the adapters are float32 whatever the base (:func:`apply_lora`).
+The sampler never sees an adapter: :func:`iter_checkpoint_state` yields the model's tensors
+by checkpoint name, one at a time, with each adapter merged into its base weight
+(``W + scale * B @ A``) as that weight is reached, which is what vLLM loads on each sync:
+at most one merged weight (or one gathered FSDP2 parameter) exists beyond the model.
+The trainer's model itself is never merged in place (merging and unmerging would add rounding
+to the base weights at every step).
 
 Gradient checkpointing recomputes each decoder layer's activations in the backward pass
 (non-reentrant checkpoints, so it works with frozen inputs and adapters): less memory, about a
@@ -20,16 +24,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import AgentConfigError, ModelLoadError
 from .model_unwrap import causal_lm, is_peft_model  # public here too, where callers import them
-from .parallel.engine import full_state_dict
+from .parallel.engine import gathered
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["LoRAConfig", "apply_lora", "enable_gradient_checkpointing", "causal_lm",
-           "checkpoint_state", "is_peft_model"]
+           "checkpoint_state", "iter_checkpoint_state", "is_peft_model"]
 
 _ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -66,6 +71,9 @@ class LoRAConfig:
 def apply_lora(model: Any, cfg: LoRAConfig) -> Any:
     """Wrap ``model`` in a peft LoRA model (its base weights frozen); returns the wrapper.
 
+    The adapters are float32 whatever the base's dtype (a bfloat16 base stays bfloat16: the
+    optimizer's master weights are the adapters alone).
+
     Raises:
         ModelLoadError: peft is not installed.
     """
@@ -75,10 +83,15 @@ def apply_lora(model: Any, cfg: LoRAConfig) -> Any:
     except ImportError as e:
         raise ModelLoadError("LoRA needs peft: pip install 'awm-gym[lora]' (or pip install peft)."
                              ) from e
+    import torch
+
     peft_cfg = PeftLoraConfig(r=cfg.r, lora_alpha=cfg.alpha, lora_dropout=cfg.dropout,
                               target_modules=list(cfg.target_modules), bias="none",
                               task_type="CAUSAL_LM")
-    wrapped = get_peft_model(model, peft_cfg)
+    wrapped = get_peft_model(model, peft_cfg, autocast_adapter_dtype=True)
+    for param in wrapped.parameters():
+        if param.requires_grad and param.dtype != torch.float32:
+            param.data = param.data.float()
     trainable = sum(p.numel() for p in wrapped.parameters() if p.requires_grad)
     total = sum(p.numel() for p in wrapped.parameters())
     logger.info("LoRA r=%d on %s: %d of %d parameters train", cfg.r, list(cfg.target_modules),
@@ -93,34 +106,63 @@ def enable_gradient_checkpointing(model: Any) -> None:
 
 
 def checkpoint_state(model: Any) -> dict[str, Any]:
-    """The model's tensors by checkpoint name, adapters merged into their base weights.
+    """Every tensor of :func:`iter_checkpoint_state`, in one dict (all held at once: for a
+    file or a comparison; the sampler's sync streams instead)."""
+    return dict(iter_checkpoint_state(model))
 
-    For a plain model this is its ``state_dict()`` (detached). For a peft model, the
-    ``base_layer`` names lose that part, ``lora_*`` tensors are dropped, and each adapted weight
-    becomes ``W + scale * B @ A`` (computed apart: the trainer's model is not modified).
+
+def iter_checkpoint_state(model: Any) -> Iterator[tuple[str, Any]]:
+    """The model's tensors by checkpoint name, adapters merged into their base weights, one
+    at a time.
+
+    For a plain model these are its ``state_dict()`` tensors (detached), an FSDP2 shard
+    gathered into its full tensor as it is reached (:func:`~agents.parallel.engine.gathered`:
+    every rank must consume the iterator, in the same order). For a peft model, the
+    ``base_layer`` names lose that part, ``lora_*`` tensors are dropped, and each adapted
+    weight becomes ``W + scale * B @ A``, computed in float32 for that one module when its
+    weight is reached and rounded once to ``W``'s dtype (the trainer's model is not
+    modified). The iterator keeps no reference to a tensor it has yielded, so a consumer that
+    drops each one holds at most one merged weight or gathered parameter beyond the model.
+
+    Example:
+        >>> import torch
+        >>> names = [n for n, _ in iter_checkpoint_state(torch.nn.Linear(2, 2))]
+        >>> names
+        ['weight', 'bias']
     """
-    import torch
-
     lm = causal_lm(model)
-    if not is_peft_model(model):  # an FSDP2-sharded model's shards gathered (every rank calls)
-        return {k: v.detach() for k, v in full_state_dict(lm.state_dict()).items()}
+    is_peft = is_peft_model(model)
+    adapted = _lora_layers(lm) if is_peft else {}
+    for key, tensor in lm.state_dict().items():
+        if is_peft and ".lora_" in key:
+            continue
+        name = key.replace(".base_layer.", ".") if is_peft else key
+        owner, _, leaf = name.rpartition(".")
+        tensor = gathered(tensor).detach()
+        module = adapted.get(owner) if leaf == "weight" else None
+        if module is not None:
+            tensor = _merged(tensor, module)
+        yield name, tensor
+        del tensor  # hold nothing the consumer has dropped
+
+
+def _lora_layers(lm: Any) -> dict[str, Any]:
+    """The causal LM's modules with an active LoRA adapter, by module name."""
     from peft.tuners.lora import LoraLayer
 
-    deltas: dict[str, Any] = {}
-    with torch.no_grad():
-        for name, module in lm.named_modules():
-            if isinstance(module, LoraLayer):
-                adapters = [a for a in module.active_adapters if a in module.lora_A]
-                if adapters:
-                    deltas[name] = sum(module.get_delta_weight(a) for a in adapters)
-        state: dict[str, Any] = {}
-        for key, tensor in lm.state_dict().items():
-            if ".lora_" in key:
-                continue
-            clean = key.replace(".base_layer.", ".")
-            owner, _, leaf = clean.rpartition(".")
-            tensor = tensor.detach()
-            if leaf == "weight" and owner in deltas:
-                tensor = tensor + deltas[owner].to(tensor.dtype)
-            state[clean] = tensor
-    return state
+    return {name: module for name, module in lm.named_modules()
+            if isinstance(module, LoraLayer)
+            and any(a in module.lora_A for a in module.active_adapters)}
+
+
+def _merged(weight: Any, module: Any) -> Any:
+    """``weight + scale * B @ A`` of ``module``'s active adapters, summed in float32 and
+    rounded once to ``weight``'s dtype (float32: exactly peft's own merge)."""
+    import torch
+
+    with torch.no_grad():  # not across a yield: grad mode is per thread, not per generator
+        delta = sum(module.get_delta_weight(a) for a in module.active_adapters
+                    if a in module.lora_A)
+        if weight.dtype == torch.float32:
+            return weight + delta.to(weight.dtype)
+        return (weight.float() + delta.float()).to(weight.dtype)

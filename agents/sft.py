@@ -162,7 +162,7 @@ def run_sft(model: Any, examples: Sequence[TrainSample], cfg: SFTConfig, pad_id:
     world = world or DistInfo()
     device = next(model.parameters()).device
     module = wrap_for_training(model, (parallel or ParallelConfig()).strategy, world,
-                               device.type)
+                               device.type, dtype=dtype)
     optimizer = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad],
                                   lr=cfg.lr, betas=(0.9, 0.99), weight_decay=0.0)
     rng = random.Random(seed)
@@ -201,7 +201,8 @@ def _accumulate(module: Any, samples: Sequence[TrainSample], n_tokens: int, cfg:
                 pad_id: int, dtype: DType | str, device: Any, is_distributed: bool
                 ) -> tuple[float, int]:
     """Add this rank's share of one batch to the gradients (reduced over ranks with the last
-    micro-batch; every rank runs as many, zero-weight padding included). Returns this share's
+    micro-batch under DDP, with each one under FSDP2: :func:`agents.parallel.gradient_sync`;
+    every rank runs as many, zero-weight padding included). Returns this share's
     summed loss (x ``n_tokens``) and the tokens it ran."""
     from .grpo.loss import token_logprobs
 

@@ -9,7 +9,9 @@ minutes it checks, on CUDA and in bfloat16:
    gradients) in one group;
 2. **the in-memory sync's tensors**: a LoRA model's merged weights
    (:func:`agents.policies.vllm_policy.trainer_state_for_vllm`, what vLLM receives), loaded into
-   a second copy of the model, give the adapted model's logits;
+   a second copy of the model, give the adapted model's logits; the streamed sync
+   (:func:`~agents.policies.vllm_policy.iter_trainer_state_for_vllm`) yields the same tensors
+   with at most one merged weight alive at a time;
 3. **the data-parallel engines** (:mod:`agents.parallel`): one GRPO update through torch's DDP
    and through FSDP2 ``fully_shard`` in a process group of one rank (NCCL on the GPU) leaves
    the parameters the unwrapped update leaves (one GPU cannot hold two NCCL ranks; the
@@ -17,7 +19,11 @@ minutes it checks, on CUDA and in bfloat16:
 4. **GRPO steps** through ``awm train``'s own code (:func:`agents.pipeline.run_training`: SFT
    warm start, HF sampler, trainer, LoRA for the larger shapes) on the main job's tiny model
    and on random-initialised models of SmolLM2-135M's shape and a ~0.5B (Qwen2.5-0.5B) shape,
-   printing each step's time split into generate / train / env / sync and tokens per second.
+   printing each step's time split into generate / train / env / sync and tokens per second;
+5. **vLLM's sleep mode** (CUDA only; skipped, with the reason, on a dry run or without vLLM): a
+   colocated engine samples, sleeps through a GRPO update of the LoRA model
+   (:meth:`~agents.policies.vllm_policy.VLLMBackend.released`: the GPU memory it frees is
+   reported), wakes, takes the streamed weight sync and samples again.
 
 ``--dry-run`` runs the same code on CPU in float32 with the shapes shrunk (CI runs it), so the
 script cannot rot between sessions that have a GPU.
@@ -46,7 +52,7 @@ from typing import Any
 from awm_gym.boundary import Failure, capture
 
 __all__ = ["ModelShape", "SHAPES", "shrink", "check_process_group", "check_engines",
-           "check_merged_sync",
+           "check_merged_sync", "check_vllm_sleep",
            "run_grpo_steps", "main"]
 
 logger = logging.getLogger(__name__)
@@ -248,9 +254,80 @@ def check_merged_sync(model_dir: Path, device: str, lora_r: int = 8) -> dict[str
         want = adapted(input_ids=ids).logits
         got = copy(input_ids=ids).logits
     nbytes = sum(v.numel() * v.element_size() for v in state.values())
+    stream = _stream_sync(adapted, state)
     return {"tensors": len(state), "mb": round(nbytes / 2**20, 1), "merge_s": round(merge_s, 4),
             "load_s": round(load_s, 4), "missing": list(missing), "unexpected": list(unexpected),
-            "max_abs_logit_diff": float((want - got).abs().max().item())}
+            "max_abs_logit_diff": float((want - got).abs().max().item()), "stream": stream}
+
+
+def _stream_sync(model: Any, state: dict[str, Any]) -> dict[str, Any]:
+    """Consume the streamed sync as vLLM does (dropping each tensor), keeping weak references
+    only: the most bytes of merged tensors alive at once, and whether every tensor equals the
+    whole set's."""
+    import weakref
+
+    from agents.policies.vllm_policy import iter_trainer_state_for_vllm
+
+    storages = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    alive: list[tuple[Any, int]] = []
+    max_alive, equal, names = 0, True, set()
+    for name, tensor in iter_trainer_state_for_vllm(model):
+        if tensor.untyped_storage().data_ptr() not in storages:
+            alive.append((weakref.ref(tensor), tensor.numel() * tensor.element_size()))
+        max_alive = max(max_alive, sum(n for ref, n in alive if ref() is not None))
+        equal = equal and bool((tensor == state[name]).all())
+        names.add(name)
+        del tensor
+    largest = max(v.numel() * v.element_size() for v in state.values())
+    return {"max_alive_mb": round(max_alive / 2**20, 2), "largest_mb": round(largest / 2**20, 2),
+            "equal": equal and names == set(state)}
+
+
+def check_vllm_sleep(model_dir: Path, device: str, dtype: str, lora_r: int) -> dict[str, Any]:
+    """A colocated vLLM engine through one training step with sleep mode: sample, sleep, a
+    GRPO update of the LoRA model, wake, the streamed weight sync, sample again.
+
+    Returns:
+        ``{"skipped": reason}`` off CUDA or without vLLM; else the GPU memory sleep freed, the
+        sync's seconds and the tokens sampled before and after.
+    """
+    import torch
+
+    from agents.policies.vllm_policy import vllm_available
+
+    if not device.startswith("cuda"):
+        return {"skipped": "vLLM has no sleep mode on CPU"}
+    if not vllm_available():
+        return {"skipped": "vLLM is not installed"}
+    from agents.grpo.config import GRPOConfig, OptimConfig
+    from agents.grpo.update import grpo_update
+    from agents.lora import LoRAConfig, apply_lora
+    from agents.policies.hf_policy import load_model_and_tokenizer
+    from agents.policies.sampling import SamplingConfig
+    from agents.policies.vllm_policy import VLLMBackend, VLLMEngineConfig
+
+    backend = VLLMBackend(str(model_dir), SamplingConfig(temperature=1.0, max_new_tokens=16),
+                          VLLMEngineConfig(gpu_memory_utilization=0.3, sleep_mode=True),
+                          dtype=dtype)
+    try:
+        prompts = [list(range(1, 33))] * 4
+        before = backend.generate([[]] * 4, prompts, seed=0)
+        model, tok = load_model_and_tokenizer(str(model_dir), device, dtype)
+        model = apply_lora(model, LoRAConfig(r=lora_r))
+        opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+        free_awake = torch.cuda.mem_get_info()[0]
+        with backend.released():
+            free_asleep = torch.cuda.mem_get_info()[0]
+            grpo_update(model, opt, _engine_samples(model.config.vocab_size), GRPOConfig(),
+                        OptimConfig(), 1.0, tok.pad_token_id or 0, dtype=dtype)
+        sync_s = backend.load_weights(model)
+        after = backend.generate([[]] * 4, prompts, seed=0)
+    finally:
+        backend.close()
+    return {"freed_by_sleep_gb": round((free_asleep - free_awake) / 2**30, 2),
+            "sync_s": round(sync_s, 3),
+            "tokens_before": sum(len(g.completion_ids) for g in before),
+            "tokens_after": sum(len(g.completion_ids) for g in after)}
 
 
 def _mean(rows: list[dict[str, float]], key: str) -> float:
@@ -405,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
             report.failures.append(f"the {name} update differs from the unwrapped one: {row}")
     _check_sync(report, shapes, model_dirs, device)
     rows = _run_shapes(report, shapes, model_dirs, out, device, dtype, steps, args)
+    _check_vllm_sleep(report, shapes, model_dirs, device, dtype)
     report.results["failures"] = report.failures
 
     print("\n| model | dtype | first step s | step s | generate s | train s | env s | sync s | "
@@ -444,6 +522,29 @@ def _check_sync(report: _Report, shapes: list[ModelShape], model_dirs: dict[str,
     report.add("merged_sync", sync)
     if sync["max_abs_logit_diff"] > 1e-3 or sync["unexpected"]:
         report.failures.append(f"merged sync differs: {sync}")
+    stream = sync["stream"]
+    if not stream["equal"] or stream["max_alive_mb"] > stream["largest_mb"]:
+        report.failures.append(f"the streamed sync differs or holds more than one tensor: "
+                               f"{stream}")
+
+
+def _check_vllm_sleep(report: _Report, shapes: list[ModelShape], model_dirs: dict[str, Path],
+                      device: str, dtype: str) -> None:
+    """vLLM's sleep mode through a training step, on the first shape with LoRA (if any); last,
+    since the engine sets up a distributed state of its own in this process."""
+    lora_shape = next((s for s in shapes if s.lora_r), None)
+    if lora_shape is None:
+        return
+    row = capture(check_vllm_sleep, model_dirs[lora_shape.name], device, dtype,
+                  lora_shape.lora_r)
+    if isinstance(row, Failure):
+        logger.error("vLLM sleep check failed", exc_info=row.error)
+        report.failures.append(f"vllm sleep: {row.text}")
+        return
+    row["shape"] = lora_shape.name
+    report.add("vllm_sleep", row)
+    if "skipped" not in row and (row["freed_by_sleep_gb"] <= 0 or not row["tokens_after"]):
+        report.failures.append(f"vLLM sleep mode freed nothing or sampled nothing: {row}")
 
 
 def _run_shapes(report: _Report, shapes: list[ModelShape], model_dirs: dict[str, Path], out: Path,

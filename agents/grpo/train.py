@@ -58,6 +58,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import time
@@ -254,7 +255,7 @@ class GRPOTrainer:
         self.config_record = config_record or {}
         device = next(model.parameters()).device.type
         self.train_module = wrap_for_training(model, (parallel or ParallelConfig()).strategy,
-                                              self.world, device)
+                                              self.world, device, dtype=setup.dtype)
         o = setup.optim  # built after wrapping: FSDP2 replaces the parameters by shards
         self.optimizer = torch.optim.AdamW(
             [p for p in self.train_module.parameters() if p.requires_grad], lr=o.lr,
@@ -321,9 +322,13 @@ class GRPOTrainer:
         self.last_step_samples = built
         t1 = time.perf_counter()
         lr = s.optim.lr_at(self.step_idx)
-        stats = grpo_update(self.train_module, self.optimizer, built.samples, s.grpo, s.optim,
-                            s.temperature, self.pad_id, lr=lr, ref_model=self.ref_model,
-                            dtype=s.dtype, is_distributed=w.is_distributed)
+        # a vLLM engine in sleep mode frees its GPU memory (KV cache) for the update
+        released = getattr(self.policy.backend, "released", contextlib.nullcontext)
+        with released():
+            stats = grpo_update(self.train_module, self.optimizer, built.samples, s.grpo,
+                                s.optim, s.temperature, self.pad_id, lr=lr,
+                                ref_model=self.ref_model, dtype=s.dtype,
+                                is_distributed=w.is_distributed)
         t2 = time.perf_counter()
         sync_s = 0.0
         load_weights = getattr(self.policy.backend, "load_weights", None)

@@ -15,8 +15,10 @@ the same micro-batches as its own update (so bf16 numerics match too).
 
 Under data parallel (``torchrun``, :mod:`agents.parallel`) ``model`` is the DDP- or
 FSDP2-wrapped module: the counts behind the weights are summed over ranks, each rank's loss is
-scaled so that the engine's averaged gradient is the sum over ranks, gradients are reduced on
-each optimizer step's last micro-batch only, and every rank runs as many micro-batches as the
+scaled so that the engine's averaged gradient is the sum over ranks, gradients are reduced
+(DDP) on each optimizer step's last micro-batch only or reduce-scattered (FSDP2) into the
+sharded gradients after every micro-batch, so no rank holds unsharded gradients between them
+(:func:`agents.parallel.gradient_sync`), and every rank runs as many micro-batches as the
 busiest (zero-weight padding ones), which FSDP's per-forward collectives need. The result is
 the one-process gradient of the whole batch (tested with two processes).
 
@@ -354,9 +356,9 @@ def _optimizer_step(run: _Update, optimizer: Any, params: list[Any],
                     micros: Sequence[list[int] | None], olds: list[Any] | None,
                     optim: OptimConfig, is_distributed: bool, num_minibatches: int) -> int:
     """One optimizer step on the mini-batch ``mb`` (indices into ``samples``) run as
-    ``micros`` (:func:`_micro_schedule`): accumulate the micro-batches' gradients, reduce them
-    over ranks with the last one, clip, step. Returns the mini-batch's token count (every
-    rank's)."""
+    ``micros`` (:func:`_micro_schedule`): accumulate the micro-batches' gradients, reduced
+    over ranks with the last one (DDP) or each one (FSDP2), clip, step. Returns the
+    mini-batch's token count (every rank's)."""
     import torch
 
     mb_samples = [samples[k] for k in mb]

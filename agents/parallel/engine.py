@@ -4,14 +4,19 @@
   model (LoRA layers included) in ``DistributedDataParallel``; gradients of trainable
   parameters are all-reduced in buckets during backward. ``fsdp``: the causal LM sharded in
   place with FSDP2 ``fully_shard``, one group per decoder layer and a root group holding the
-  embeddings, final norm and head together (tied weights cannot span groups).
-* :func:`gradient_sync`: accumulate micro-batches without communication, then reduce on the
-  last one (``no_sync`` / ``set_requires_gradient_sync``).
+  embeddings, final norm and head together (tied weights cannot span groups); in a bfloat16
+  run with FSDP2's ``MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32)``: float32
+  shards (the optimizer's master weights), bfloat16 gathers and compute, float32 reductions.
+* :func:`gradient_sync`: DDP accumulates micro-batches without communication and all-reduces
+  on the last one (``no_sync``); FSDP2 reduce-scatters every micro-batch's gradients into the
+  sharded ones (as torchtitan and verl do), since FSDP2 without gradient sync would keep an
+  unsharded float32 gradient of every parameter on every rank until the last micro-batch
+  (+16 GB a GPU at 4B parameters).
 * :func:`gradient_scale`: the engines average gradients over ranks; the trainer's losses are
   weighted by counts summed over all ranks already, so each rank's loss is multiplied by the
   world size and the reduced gradient is the one-process gradient of the whole batch.
-* :func:`full_state_dict`: full tensors for saving and for the sampler's weight sync (a
-  collective under FSDP: every rank calls it).
+* :func:`full_state_dict` / :func:`gathered`: full tensors for saving, and one at a time for
+  the sampler's weight sync (a collective under FSDP: every rank calls it).
 
 Every rank must run the same number of forward and backward passes per optimizer step (FSDP
 gathers parameters in every forward; DDP reduces in the last backward): the trainer pads a
@@ -34,11 +39,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model_unwrap import causal_lm
+from ..precision import DType
 from .config import ParallelStrategy
 from .process_group import DistInfo, local_rank
 
 __all__ = ["wrap_for_training", "gradient_sync", "gradient_scale", "full_state_dict",
-           "is_sharded", "scalar", "saving_state", "restore_optimizer"]
+           "gathered", "is_sharded", "scalar", "saving_state", "restore_optimizer"]
 
 
 def _ddp_class(lm: Any) -> type:
@@ -68,8 +74,21 @@ def _decoder_layers(lm: Any) -> list[Any]:
     return [m for m in lm.modules() if type(m).__name__ in names]
 
 
+def _mixed_precision(dtype: DType | str) -> Any:
+    """FSDP2's keyword arguments for the run's precision: none in float32; in bfloat16,
+    bfloat16 gathers and compute over float32 shards, gradients reduced in float32."""
+    if DType.coerce(dtype) is DType.FLOAT32:
+        return {}
+    import torch
+    from torch.distributed.fsdp import MixedPrecisionPolicy
+
+    return {"mp_policy": MixedPrecisionPolicy(param_dtype=torch.bfloat16,
+                                              reduce_dtype=torch.float32)}
+
+
 def wrap_for_training(model: Any, strategy: ParallelStrategy | str, world: DistInfo,
-                      device: str = "cpu", always: bool = False) -> Any:
+                      device: str = "cpu", always: bool = False,
+                      dtype: DType | str = DType.FLOAT32) -> Any:
     """The module the trainer runs forward and backward through.
 
     Args:
@@ -80,6 +99,9 @@ def wrap_for_training(model: Any, strategy: ParallelStrategy | str, world: DistI
         device: where the model lives (``cuda``: DDP's device is ``cuda:LOCAL_RANK``).
         always: wrap in a process group of one rank too (the GPU check runs the engines on
             its one GPU that way).
+        dtype: the run's precision; bfloat16 gives FSDP2 a ``MixedPrecisionPolicy``
+            (bfloat16 parameters in forward and backward, float32 gradient reductions; the
+            shards and the optimizer stay float32). DDP ignores it (autocast does the work).
 
     Returns:
         ``model`` (one process), a DDP wrapper of its causal LM, or its causal LM sharded in
@@ -92,9 +114,10 @@ def wrap_for_training(model: Any, strategy: ParallelStrategy | str, world: DistI
     if strategy is ParallelStrategy.FSDP:
         from torch.distributed.fsdp import fully_shard
 
+        precision = _mixed_precision(dtype)
         for layer in _decoder_layers(lm):
-            fully_shard(layer)
-        fully_shard(lm)
+            fully_shard(layer, **precision)
+        fully_shard(lm, **precision)
         return lm
     on_gpu = device.startswith("cuda")
     return _ddp_class(lm)(lm, device_ids=[local_rank()] if on_gpu else None,
@@ -110,21 +133,20 @@ def is_sharded(module: Any) -> bool:
 
 @contextlib.contextmanager
 def gradient_sync(module: Any, enabled: bool) -> Iterator[None]:
-    """Run a backward pass that reduces gradients over ranks (``enabled``) or only adds to the
-    local ones (a micro-batch before the last of an optimizer step)."""
+    """Run one micro-batch's backward pass; ``enabled`` on the last of an optimizer step.
+
+    DDP: the last one all-reduces, the others only add to the local (replicated) gradients
+    (``no_sync``), which cost no more memory than the one reduced. FSDP2: every micro-batch
+    reduce-scatters into the sharded gradients, whatever ``enabled`` says: turning the sync
+    off (``set_requires_gradient_sync(False)``) would keep each parameter's unsharded
+    gradient (float32) on every rank until the last micro-batch, the memory sharding is for.
+    Summing the reduced micro-batches is reducing their sum, so the update is the same.
+    """
     from torch.nn.parallel import DistributedDataParallel
 
-    if enabled:
-        yield
-    elif isinstance(module, DistributedDataParallel):
+    if not enabled and isinstance(module, DistributedDataParallel):
         with module.no_sync():
             yield
-    elif is_sharded(module):
-        module.set_requires_gradient_sync(False)
-        try:
-            yield
-        finally:
-            module.set_requires_gradient_sync(True)
     else:
         yield
 
@@ -148,16 +170,21 @@ def scalar(value: Any) -> float:
     return float(full() if callable(full) else value)
 
 
+def gathered(tensor: Any) -> Any:
+    """The full tensor of a DTensor (an FSDP2 shard: a collective, every rank calls it),
+    else ``tensor`` itself."""
+    full = getattr(tensor, "full_tensor", None)
+    return full() if callable(full) else tensor
+
+
 def full_state_dict(state: dict[str, Any]) -> dict[str, Any]:
     """``state`` with every DTensor (an FSDP2 shard) gathered into its full tensor.
 
-    Under FSDP this is a collective: every rank calls it, in the same order of names.
+    Under FSDP this is a collective: every rank calls it, in the same order of names. It
+    holds every full tensor at once (a whole unsharded model): for the sampler's weight sync,
+    :func:`agents.lora.iter_checkpoint_state` gathers one at a time instead.
     """
-    out: dict[str, Any] = {}
-    for name, tensor in state.items():
-        full = getattr(tensor, "full_tensor", None)
-        out[name] = full() if callable(full) else tensor
-    return out
+    return {name: gathered(tensor) for name, tensor in state.items()}
 
 
 def saving_state(module: Any, optimizer: Any = None

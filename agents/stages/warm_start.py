@@ -13,15 +13,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..config import TrainConfig, config_to_dict
+from ..config import ModelConfig, TrainConfig, config_to_dict
 from ..parallel import DistInfo, all_gather_objects, barrier, shard_evenly
 from ..policies.hf_policy import load_model_and_tokenizer
+from ..precision import DType
 from .data import record_oracle, world_set_path
 from .run_folder import write_json
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["prepare_start_model", "load_start_model"]
+__all__ = ["prepare_start_model", "load_start_model", "start_weights_dtype"]
 
 
 def prepare_start_model(cfg: TrainConfig, out: str | os.PathLike[str], envs: Any,
@@ -143,8 +144,30 @@ def load_start_model(cfg: TrainConfig, out: Path, envs: Any, sink: Any,
                      timings: dict[str, float], world: DistInfo, checkpoint: Path | None
                      ) -> tuple[Any, Any, str]:
     """The model GRPO starts from, loaded: the warm start (:func:`prepare_start_model`), or
-    ``checkpoint`` when resuming. Returns ``(model, tokenizer, its folder)``."""
+    ``checkpoint`` when resuming. Returns ``(model, tokenizer, its folder)``.
+
+    Loaded straight in :func:`start_weights_dtype` (a frozen LoRA base in a bfloat16 run never
+    exists in float32)."""
     start_path = (prepare_start_model(cfg, out, envs, sink, timings, world)
                   if checkpoint is None else str(checkpoint))
-    model, tokenizer = load_model_and_tokenizer(start_path, cfg.run.device)
+    model, tokenizer = load_model_and_tokenizer(start_path, cfg.run.device,
+                                                start_weights_dtype(cfg.model).value)
     return model, tokenizer, start_path
+
+
+def start_weights_dtype(model_cfg: ModelConfig) -> DType:
+    """The dtype GRPO's model is loaded in: bfloat16 for a LoRA run in bfloat16 (its base is
+    frozen: only the float32 adapters train, :func:`agents.lora.apply_lora`, and the forward
+    computes in bfloat16 anyway), else float32 (trained weights are the optimizer's float32
+    master weights; a bfloat16 run computes under autocast, or FSDP2's mixed precision).
+
+    Example:
+        >>> from agents.lora import LoRAConfig
+        >>> start_weights_dtype(ModelConfig(dtype="bfloat16", lora=LoRAConfig(r=8))).value
+        'bfloat16'
+        >>> start_weights_dtype(ModelConfig(dtype="bfloat16")).value
+        'float32'
+    """
+    if model_cfg.lora.is_enabled and model_cfg.dtype is DType.BFLOAT16:
+        return DType.BFLOAT16
+    return DType.FLOAT32

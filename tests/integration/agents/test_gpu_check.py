@@ -2,8 +2,9 @@
 
 The script runs on a GPU machine only in sessions that have one; this keeps it from rotting in
 between. The dry run shrinks the shapes and runs in float32, but goes through the same
-functions: the process group with the chosen backend, the merged LoRA sync tensors, and
-``awm train``'s warm start + GRPO step per shape, with the step's time split logged.
+functions: the process group with the chosen backend, the merged LoRA sync tensors (whole and
+streamed), ``awm train``'s warm start + GRPO step per shape, with the step's time split
+logged, and the vLLM sleep-mode step (reported as skipped: it needs CUDA).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def test_gpu_check_dry_run_passes(tmp_path: Path) -> None:
     sync = data["merged_sync"]
     assert sync["unexpected"] == [] and sync["missing"] == []
     assert sync["max_abs_logit_diff"] < 1e-4
+    stream = sync["stream"]  # the streamed sync: the same tensors, one merged weight at a time
+    assert stream["equal"] and 0 < stream["max_alive_mb"] <= stream["largest_mb"]
+    assert data["vllm_sleep"]["skipped"] == "vLLM has no sleep mode on CPU"
     rows = {r["shape"]: r for r in data["grpo"]}
     assert set(rows) == {"tiny", "smollm2-135m"}
     assert rows["smollm2-135m"]["lora_r"] == 8
