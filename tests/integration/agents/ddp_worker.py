@@ -34,6 +34,21 @@ def _params(model) -> dict:
         {n: p for n, p in lm.named_parameters() if p.requires_grad}).items()}
 
 
+def _sharding(module) -> dict:
+    """How FSDP2 spread ``module``: which modules are FSDP units, the decoder layers (read off
+    the transformers model, not off the engine's own list), and per parameter this rank's share
+    of its elements."""
+    from torch.distributed.fsdp import FSDPModule
+
+    local = {}
+    for name, param in module.named_parameters():
+        to_local = getattr(param, "to_local", None)
+        local[name] = ((to_local() if callable(to_local) else param).numel(), param.numel())
+    return {"units": sorted(n for n, m in module.named_modules() if isinstance(m, FSDPModule)),
+            "layers": [f"model.layers.{k}" for k in range(len(module.model.layers))],
+            "numel": local}
+
+
 def _updates(world, model_dir: str, cases_path: str, out: str) -> None:
     import pickle
 
@@ -58,7 +73,8 @@ def _updates(world, model_dir: str, cases_path: str, out: str) -> None:
         built = step_samples(mine, case["grpo"], world)
         stats = grpo_update(module, opt, built.samples, case["grpo"], case["optim"], temperature,
                             tok.pad_token_id, is_distributed=True)
-        torch.save({"params": _params(model), "stats": stats,
+        sharding = _sharding(module) if case["strategy"] == "fsdp" else None
+        torch.save({"params": _params(model), "stats": stats, "sharding": sharding,
                     "local_samples": len(built.samples)}, f"{out}/{case['name']}{world.rank}.pt")
 
 

@@ -5,9 +5,10 @@ path (advantages, samples, :func:`grpo_update` on the module :func:`wrap_for_tra
 DDP, or FSDP2 for a full fine-tune) and must leave the parameters the one-process step leaves
 on the whole batch: for every advantage mode (``batch``'s standard deviation over both ranks'
 rewards) and loss normalisation, with two optimizer steps per GRPO step, with LoRA, and with a
-rank that has no samples. SFT split over the ranks must equal one-process SFT. A whole trainer
-step must run whole groups per rank through DDP and keep the replicas equal; a rank left
-without samples must still step and sync its sampler.
+rank that has no samples; FSDP2 must shard every decoder layer apart, not only the root. SFT
+split over the ranks must equal one-process SFT. A whole trainer step must run whole groups
+per rank through DDP and keep the replicas equal; a rank left without samples must still step
+and sync its sampler.
 """
 
 from __future__ import annotations
@@ -128,6 +129,22 @@ def test_ddp_engine_two_ranks_take_the_one_process_step(warm_model, two_ranks, c
         assert rank["stats"]["loss/policy"] == pytest.approx(expected["loss/policy"], abs=1e-6)
         assert rank["stats"]["loss/grad_norm"] == pytest.approx(expected["loss/grad_norm"],
                                                                 rel=1e-5)
+
+
+def test_catches_fault_fsdp_shards_every_decoder_layer(two_ranks):
+    """The FSDP case above compares parameters only, and a model sharded as one root unit
+    takes the very same step: this checks the sharding itself. Every decoder layer and the
+    root must be FSDP units (else a forward gathers the whole model at once), and each rank
+    must hold only its share of every parameter."""
+    out, _, _ = two_ranks
+    ranks = [torch.load(out / f"fsdp{r}.pt", weights_only=False)["sharding"] for r in (0, 1)]
+    for sharding in ranks:
+        assert len(sharding["layers"]) >= 2
+        missing = [n for n in ["", *sharding["layers"]] if n not in sharding["units"]]
+        assert not missing, f"not FSDP units: {missing} (units: {sharding['units']})"
+    for name, (local0, full) in ranks[0]["numel"].items():
+        local1 = ranks[1]["numel"][name][0]
+        assert local0 + local1 == full and max(local0, local1) < full, name
 
 
 def test_ddp_engine_sft_split_over_ranks_is_one_process_sft(warm_model, two_ranks):

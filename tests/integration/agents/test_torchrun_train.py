@@ -1,8 +1,13 @@
 """``awm train`` under ``torchrun --nproc_per_node 2`` on CPU (gloo, DDP, transformers sampler),
 end to end at toy size: every rank records its share of the oracle, trains SFT and GRPO through
-torch's DDP and runs its share of each evaluation; rank 0 writes the run folder. The two ranks'
-final weights are the same (rank 0 saves them; the test compares the checkpoint with what rank 1
-reports through its own run folder), and the whole evaluation is in the summary.
+torch's DDP and runs its share of each evaluation; rank 0 writes the run folder.
+
+Rank 0's run folder cannot show what the other rank did, so the run goes through
+``train_rank_worker.py``, which runs ``scripts/train.py``'s ``main_train`` and has each rank
+report the evaluation episodes it ran and a SHA-256 of its full weights after GRPO. The tests
+compare the two ranks' digests with each other and with the saved ``model_final`` (replicas
+that drifted apart fail), and require the ranks' evaluation episodes to be disjoint halves that
+together make each whole evaluation (an evaluation every rank ran whole fails).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 REPO = Path(__file__).resolve().parents[3]
+WORKER = Path(__file__).with_name("train_rank_worker.py")
 
 TOY = ["--run.torch-threads", "1", "--rollout.worlds", "spotify",
        "--rollout.groups-per-step", "2", "--rollout.group-size", "2",
@@ -31,19 +37,29 @@ TOY = ["--run.torch-threads", "1", "--rollout.worlds", "spotify",
        "--model.tiny.corpus-py-files", "20"]
 
 
-def _torchrun(args: list[str], timeout: int = 900) -> subprocess.CompletedProcess[str]:
+def _torchrun(args: list[str], timeout: int = 900, script: Path | str = "scripts/train.py"
+              ) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, OMP_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
-           "2", "scripts/train.py", *args]
+           "2", str(script), *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO,
                           env=env)
 
 
-def test_ddp_engine_awm_train_under_torchrun_runs_end_to_end(tmp_path):
-    out = tmp_path / "run"
-    done = _torchrun(["--run.out-dir", str(out), *TOY])
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> tuple[Path, list[dict], subprocess.CompletedProcess[str]]:
+    """The toy run under torchrun, once: its run folder, each rank's report, the process."""
+    root = tmp_path_factory.mktemp("torchrun_train")
+    out, reports = root / "run", root / "ranks"
+    done = _torchrun([str(reports), "--run.out-dir", str(out), *TOY], script=WORKER)
     assert done.returncode == 0, done.stderr[-4000:]
+    ranks = [json.loads((reports / f"rank{r}.json").read_text()) for r in (0, 1)]
+    return out, ranks, done
+
+
+def test_ddp_engine_awm_train_under_torchrun_runs_end_to_end(trained):
+    out, _, done = trained
     summary = json.loads((out / "summary.json").read_text())
     assert summary["eval_episodes"] == 8 and summary["grpo_steps"] == 2  # the whole eval
     assert summary["held_out"]["val_worlds"]["episodes"] == 20
@@ -59,6 +75,43 @@ def test_ddp_engine_awm_train_under_torchrun_runs_end_to_end(tmp_path):
                  "transcripts/index.html"):
         assert (out / name).exists(), name
     assert "step 2/2" in done.stderr
+
+
+def test_catches_fault_ranks_end_training_with_equal_weights(trained):
+    """Both ranks' full weights after GRPO are bit-identical, are the saved model_final, and
+    moved away from the warm start (a run that never stepped would pass vacuously)."""
+    from transformers import AutoModelForCausalLM
+
+    sys.path.insert(0, str(WORKER.parent))
+    from train_rank_worker import weights_sha256
+
+    out, ranks, _ = trained
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert sum(r.get("loss/optimizer_steps", 0) for r in rows) >= 1  # GRPO did update
+    digests = [r["weights_sha256"] for r in ranks]
+    assert digests[0] is not None and digests[0] == digests[1], "the replicas drifted apart"
+
+    def digest(folder: str) -> str:
+        return weights_sha256(AutoModelForCausalLM.from_pretrained(out / folder).state_dict())
+
+    assert digest("model_final") == digests[0]
+    assert digest("model_sft") != digests[0]
+
+
+def test_catches_fault_each_rank_evaluates_only_its_share(trained):
+    """Every evaluation (3 subsets at steps 0, 1 and 2) ran each episode on exactly one rank,
+    half of them on each: an evaluation run whole on every rank fails."""
+    out, ranks, _ = trained
+    evaluations = [r["evaluations"] for r in ranks]
+    assert len(evaluations[0]) == len(evaluations[1]) == 9  # train, val_tasks, val_worlds x 3
+    summary = json.loads((out / "summary.json").read_text())
+    sizes = [summary["eval_episodes"], summary["held_out"]["val_tasks"]["episodes"],
+             summary["held_out"]["val_worlds"]["episodes"]] * 3
+    for k, (mine, theirs) in enumerate(zip(*evaluations, strict=True)):
+        mine, theirs = {tuple(e) for e in mine}, {tuple(e) for e in theirs}
+        assert not mine & theirs, f"evaluation {k}: {len(mine & theirs)} episodes ran twice"
+        assert len(mine | theirs) == sizes[k], k
+        assert {len(mine), len(theirs)} <= {sizes[k] // 2, (sizes[k] + 1) // 2}, k
 
 
 @pytest.mark.parametrize(("flags", "names"), [
