@@ -213,19 +213,29 @@ class TensorBoardSink:
         self.writer.close()
 
 
+WANDB_RUN_ID_FILE = "wandb_run_id.txt"
+"""The run folder's record of its W&B run's id (a resumed run continues that W&B run)."""
+
+
 class WandbSink:
     """A W&B run; every metric is charted against ``train/global_step`` (W&B's own step must
     only grow, and SFT epochs come before GRPO step 0), SFT metrics against ``sft/epoch``.
 
+    The run's id is written to ``<run_dir>/wandb_run_id.txt``; a resumed training run
+    (``is_resumed``) reads it back and continues that W&B run (``wandb.init(id=...,
+    resume="allow")``) instead of starting a second one.
+
     Args:
         project: the W&B project.
-        run_dir: where the run's files go (``<run>/wandb``).
+        run_dir: the training run's folder (W&B's files go to ``<run_dir>/wandb``).
         config: the resolved run config, saved with the run.
         name: the run's name (None: W&B picks one).
+        is_resumed: continue the W&B run whose id the run folder holds (a new one if none).
     """
 
     def __init__(self, project: str, run_dir: str | os.PathLike[str],
-                 config: Mapping[str, Any] | None = None, name: str | None = None) -> None:
+                 config: Mapping[str, Any] | None = None, name: str | None = None,
+                 is_resumed: bool = False) -> None:
         try:
             import wandb
         except ImportError as e:
@@ -235,8 +245,12 @@ class WandbSink:
                                    "'awm-gym[wandb]' (WANDB_MODE=offline runs without an "
                                    "account).") from e
         Path(run_dir).mkdir(parents=True, exist_ok=True)
+        id_file = Path(run_dir) / WANDB_RUN_ID_FILE
+        run_id = id_file.read_text().strip() if is_resumed and id_file.exists() else None
         self.run = wandb.init(project=project, dir=str(run_dir), config=dict(config or {}),
-                              name=name, reinit="create_new")
+                              name=name, reinit="create_new", id=run_id,
+                              resume="allow" if run_id else None)
+        id_file.write_text(self.run.id)
         self.run.define_metric("train/global_step")
         self.run.define_metric(SFT_EPOCH)
         self.run.define_metric("sft/*", step_metric=SFT_EPOCH)
@@ -255,14 +269,16 @@ class WandbSink:
 
 
 def make_report_sink(report_to: ReportTo | str, run_dir: str | os.PathLike[str],
-                     config: Mapping[str, Any] | None = None, project: str = "awm-gym"
-                     ) -> MetricsSink | None:
-    """The sink ``report_to`` names (None for ``none``), writing under ``run_dir``."""
+                     config: Mapping[str, Any] | None = None, project: str = "awm-gym",
+                     is_resumed: bool = False) -> MetricsSink | None:
+    """The sink ``report_to`` names (None for ``none``), writing under ``run_dir``
+    (``is_resumed``: a resumed training run, whose W&B run continues)."""
     kind = ReportTo.coerce(report_to)
     if kind is ReportTo.TENSORBOARD:
         return TensorBoardSink(Path(run_dir) / "tensorboard")
     if kind is ReportTo.WANDB:
-        return WandbSink(project, Path(run_dir), config, name=Path(run_dir).name)
+        return WandbSink(project, Path(run_dir), config, name=Path(run_dir).name,
+                         is_resumed=is_resumed)
     return None
 
 

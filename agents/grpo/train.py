@@ -43,8 +43,9 @@ on its own share of the instances; ``advantage=batch`` divides by the standard d
 every rank's rewards; the model trains through torch's DDP (or FSDP2) and the reduced gradient
 equals the one-process gradient of the whole batch.
 7. **Log and checkpoint.** Metrics go to the sinks; checkpoints every ``checkpoint_every``
-   steps hold weights, optimizer and step; all randomness derives from ``(seed, step)``, so a
-   resumed run repeats the next step exactly.
+   steps and at the end hold weights (LoRA: the adapter), optimizer (under FSDP: each rank's
+   shard) and step; all randomness derives from ``(seed, step)``, so a resumed run repeats
+   the next step exactly.
 
 Departures from the GRPO paper: multi-turn episodes split into per-turn samples (each
 conditioned on the window, as sampled), token-mean over the batch instead of per-sequence means
@@ -76,12 +77,11 @@ from ..parallel import (
     shard_groups,
     wrap_for_training,
 )
-from ..parallel.engine import saving_state
 from ..precision import DType
 from . import metrics as M
 from .advantages import AdvantageMode, compute_advantages
 from .batching import build_samples, trajectory_credit
-from .checkpoint import load_optimizer_state, save_checkpoint
+from .checkpoint import load_optimizer_state, save_training_checkpoint
 from .config import CutTurnMode, GRPOConfig, LossNorm, OptimConfig, RolloutConfig
 from .curriculum import (
     PASS_RATE_FILE,
@@ -112,7 +112,7 @@ class GRPOSetup:
     seed: int = 0
     """Run seed: tasks, episode seeds and sampling seeds of step s derive from (seed, s)."""
     checkpoint_every: int = 0
-    """Save a checkpoint every this many steps (0: only when ``train`` ends)."""
+    """Save a checkpoint every this many steps and at the last (0: only at the last)."""
     dtype: DType = DType.FLOAT32
     """The run's precision (bfloat16: the trainer's forward passes run under autocast)."""
 
@@ -374,16 +374,15 @@ class GRPOTrainer:
     def save(self, run_dir: str) -> str | None:
         """Checkpoint the current state under ``run_dir``; returns the folder (None off rank 0).
 
-        Every rank calls it: under FSDP the full weights and optimizer state are gathered
-        (a collective), and rank 0 writes them (the tasks' pass rates beside them).
+        Every rank calls it: under FSDP the full weights are gathered for rank 0 and every
+        rank writes its shard of the optimizer state (collectives); rank 0 writes the rest
+        (the tasks' pass rates beside them). With LoRA the weights are the adapter's.
         """
-        model_state, optimizer_state = saving_state(self.train_module, self.optimizer)
-        if not self.world.is_main:
-            return None
-        return str(save_checkpoint(run_dir, self.step_idx, self.model, self.tokenizer,
-                                   self.optimizer, self.config_record, model_state=model_state,
-                                   optimizer_state=optimizer_state,
-                                   extra_files={PASS_RATE_FILE: self.pass_rates.to_json()}))
+        path = save_training_checkpoint(run_dir, self.step_idx, self.model, self.train_module,
+                                        self.tokenizer, self.optimizer, self.config_record,
+                                        self.world,
+                                        extra_files={PASS_RATE_FILE: self.pass_rates.to_json()})
+        return None if path is None else str(path)
 
     def write_pass_rates(self, run_dir: str) -> None:
         """Write the tasks' pass-rate table and plot into ``run_dir`` (rank 0 only)."""
@@ -402,14 +401,18 @@ class GRPOTrainer:
         """
         every = self.setup.checkpoint_every
         main = self.world.is_main  # one rank logs and writes checkpoints
+        saved = None  # the step of the last checkpoint written here
         while self.step_idx < steps:
             metrics = self.step()
             if main:
                 sink.log(metrics, self.step_idx)
             if on_step is not None:
                 on_step(self.step_idx, metrics)
-            if run_dir is not None and every and self.step_idx % every == 0:
+            if run_dir is not None and ((every and self.step_idx % every == 0)
+                                        or self.step_idx == steps):
                 self.save(run_dir)
+                saved = self.step_idx
         if run_dir is not None and steps > 0:
-            self.save(run_dir)
+            if saved != self.step_idx:  # a resumed run with nothing left to do
+                self.save(run_dir)
             self.write_pass_rates(run_dir)

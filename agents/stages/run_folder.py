@@ -26,15 +26,15 @@ def write_json(path: Path, data: Any) -> None:
 def open_sink(cfg: TrainConfig, out: Path, is_main: bool, console: IO[str],
                is_resumed: bool) -> Any:
     """The run's metrics sink: on rank 0 ``metrics.jsonl`` (appended to when resumed), the
-    console and the ``run.report_to`` service (``config.json`` is written first); elsewhere
-    one that drops everything."""
+    console and the ``run.report_to`` service (``config.json`` is written first; a resumed
+    run continues its W&B run); elsewhere one that drops everything."""
     sinks: list[Any] = []
     if is_main:
         write_json(out / "config.json", config_to_dict(cfg))
         sinks = [JSONLSink(out / "metrics.jsonl", append=is_resumed),
                  ConsoleSink(console, cfg.grpo.steps)]
         report = make_report_sink(cfg.run.report_to, out, config_to_dict(cfg),
-                                  project=cfg.run.wandb_project)
+                                  project=cfg.run.wandb_project, is_resumed=is_resumed)
         if report is not None:
             sinks.append(report)
     return MultiSink(sinks)

@@ -49,11 +49,11 @@ def backend_kind(rollout: RolloutConfig, world: DistInfo | None = None) -> Backe
 def prepare_for_training(model: Any, model_cfg: ModelConfig) -> Any:
     """Gradient checkpointing and LoRA adapters, as the model config asks (float32 adapters,
     whatever the base's dtype: :func:`agents.lora.apply_lora`)."""
-    from ..lora import apply_lora, enable_gradient_checkpointing
+    from ..lora import apply_lora, enable_gradient_checkpointing, is_peft_model
 
     if model_cfg.gradient_checkpointing:
         enable_gradient_checkpointing(model)
-    if model_cfg.lora.is_enabled:
+    if model_cfg.lora.is_enabled and not is_peft_model(model):  # resumed: it has its adapter
         model = apply_lora(model, model_cfg.lora)
     return model
 
@@ -103,10 +103,19 @@ def make_trainer(cfg: TrainConfig, world: Any, checkpoint: Path | None, model: A
 def sampling_policy(cfg: TrainConfig, model: Any, tokenizer: Any, start_path: str,
                     kind: BackendKind) -> tuple[Any, Any]:
     """The model prepared for training (:func:`prepare_for_training`) and the policy that
-    samples GRPO's rollouts from it (:func:`rollout_policy`)."""
+    samples GRPO's rollouts from it (:func:`rollout_policy`). A model resumed with its LoRA
+    adapter: vLLM starts from ``start_path`` (the base) and is sent the adapter merged in
+    before the first rollout."""
+    from ..lora import is_peft_model
+
+    has_adapter = is_peft_model(model)
     model = prepare_for_training(model, cfg.model)
-    return model, rollout_policy(kind, model, tokenizer, start_path, cfg.model, cfg.chat,
-                                 cfg.sampling, cfg.vllm, cfg.rollout.hf_batch_size)
+    policy = rollout_policy(kind, model, tokenizer, start_path, cfg.model, cfg.chat,
+                            cfg.sampling, cfg.vllm, cfg.rollout.hf_batch_size)
+    load_weights = getattr(policy.backend, "load_weights", None)
+    if has_adapter and callable(load_weights):
+        load_weights(model)
+    return model, policy
 
 
 def run_grpo(cfg: TrainConfig, out: Path, world: DistInfo, checkpoint: Path | None, model: Any,

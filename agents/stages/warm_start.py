@@ -144,14 +144,21 @@ def load_start_model(cfg: TrainConfig, out: Path, envs: Any, sink: Any,
                      timings: dict[str, float], world: DistInfo, checkpoint: Path | None
                      ) -> tuple[Any, Any, str]:
     """The model GRPO starts from, loaded: the warm start (:func:`prepare_start_model`), or
-    ``checkpoint`` when resuming. Returns ``(model, tokenizer, its folder)``.
+    ``checkpoint`` when resuming (a LoRA checkpoint: its adapter on the start model,
+    trainable). Returns ``(model, tokenizer, the folder of full weights a sampler starts
+    from)``: for a LoRA checkpoint that is the start model, and the sampler gets the adapter
+    merged in (:func:`agents.stages.training.sampling_policy`).
 
     Loaded straight in :func:`start_weights_dtype` (a frozen LoRA base in a bfloat16 run never
     exists in float32)."""
-    start_path = (prepare_start_model(cfg, out, envs, sink, timings, world)
-                  if checkpoint is None else str(checkpoint))
-    model, tokenizer = load_model_and_tokenizer(start_path, cfg.run.device,
-                                                start_weights_dtype(cfg.model).value)
+    from ..grpo.checkpoint import adapter_base_model, load_checkpoint_model
+
+    dtype = start_weights_dtype(cfg.model).value
+    if checkpoint is not None:
+        model, tokenizer = load_checkpoint_model(checkpoint, cfg.run.device, dtype)
+        return model, tokenizer, adapter_base_model(checkpoint) or str(checkpoint)
+    start_path = prepare_start_model(cfg, out, envs, sink, timings, world)
+    model, tokenizer = load_model_and_tokenizer(start_path, cfg.run.device, dtype)
     return model, tokenizer, start_path
 
 

@@ -246,6 +246,56 @@ def test_resume_from_checkpoint_reproduces_the_next_step(warm_model, envs8, tmp_
         torch.testing.assert_close(value, expected_params[name], atol=1e-6, rtol=1e-5)
 
 
+
+def test_periodic_checkpoint_lora_resume_reproduces_the_next_step(warm_model, envs8,
+                                                                   tmp_path: Path):
+    """A LoRA run's checkpoint holds the adapter and the AdamW state; resumed through the run's
+    own path (``TrainConfig(resume=True)`` with LoRA, :func:`load_start_model` loads the start
+    model with the adapter on it, trainable, :func:`sampling_policy` keeps that adapter,
+    :func:`make_trainer` restores the optimizer), the next step is the straight run's."""
+    from agents.grpo.config import BackendKind
+    from agents.lora import LoRAConfig, apply_lora
+    from agents.parallel import DistInfo
+    from agents.stages.training import make_trainer, sampling_policy
+    from agents.stages.warm_start import load_start_model
+
+    lora = LoRAConfig(r=4, alpha=8)
+    rollout = RolloutConfig(groups_per_step=4, group_size=2, max_turns=4)
+
+    def lora_trainer() -> GRPOTrainer:
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        torch.manual_seed(0)  # the adapters' initialisation
+        model = apply_lora(model, lora)
+        setup = GRPOSetup(rollout, GRPOConfig(), OptimConfig(lr=1e-3), T, 0)
+        return GRPOTrainer(model, tok, envs8, HFPolicy(model, tok, CHAT, SAMPLING), setup)
+
+    straight = lora_trainer()
+    straight.step()
+    expected = straight.step()
+    expected_params = _params(straight.model)
+
+    first = lora_trainer()
+    first.step()
+    ckpt = Path(first.save(str(tmp_path)))
+    assert (ckpt / "adapter_model.safetensors").exists() and (ckpt / "optimizer.pt").exists()
+    assert not (ckpt / "model.safetensors").exists()  # the adapter, not the merged model
+    cfg = TrainConfig(run=RunConfig(out_dir=str(tmp_path), resume=True, device="cpu"),
+                      model=ModelConfig(lora=lora), chat=CHAT, sampling=SAMPLING,
+                      rollout=rollout, grpo=GRPOConfig(), optim=OptimConfig(lr=1e-3))
+    model, tok, start = load_start_model(cfg, tmp_path, envs8, None, {}, DistInfo(), ckpt)
+    assert start == warm_model  # a sampler starts from the base and is sent the adapter
+    model, policy = sampling_policy(cfg, model, tok, start, BackendKind.HF)
+    resumed = make_trainer(cfg, DistInfo(), ckpt, model, tok, envs8, policy, warm_model)
+    assert resumed.step_idx == 1
+    got = resumed.step()
+    for key in ("rollout/reward_mean", "rollout/turns_per_episode", "loss/policy",
+                "loss/num_tokens", "loss/grad_norm"):
+        assert got[key] == pytest.approx(expected[key], abs=1e-6), key
+    params = _params(resumed.model)
+    assert set(params) == set(expected_params)  # one adapter, where the straight run has it
+    for name, value in params.items():
+        torch.testing.assert_close(value, expected_params[name], atol=1e-6, rtol=1e-5)
+
 def test_train_logs_and_checkpoints(warm_model, envs8, tmp_path: Path):
     trainer = _trainer(warm_model, envs8)
     trainer.setup = dataclasses.replace(trainer.setup, checkpoint_every=1)

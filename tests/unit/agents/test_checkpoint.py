@@ -1,4 +1,5 @@
-"""agents/grpo/checkpoint.py: the optimizer state comes back on the device of this rank."""
+"""agents/grpo/checkpoint.py: the optimizer state comes back on the device of this rank; the
+trainer checkpoints every 10 steps by default, and after the last."""
 
 from __future__ import annotations
 
@@ -39,3 +40,37 @@ def test_resume_device_optimizer_state_written_on_a_gpu_loads_on_this_ranks_devi
         for name in ("exp_avg", "exp_avg_sq"):
             assert got[k][name].device == next(net.parameters()).device
             torch.testing.assert_close(got[k][name], want[k][name], rtol=0, atol=0)
+
+
+def test_periodic_checkpoint_the_default_saves_every_10_steps_and_the_last(tmp_path):
+    """``RunConfig().checkpoint_every`` is 10: the main job's 20 steps are checkpointed after
+    steps 10 and 20 (once each), 25 steps after 10, 20 and 25, and a run resumed at its last
+    step writes its final checkpoint once."""
+    from agents.config import RunConfig
+    from agents.grpo.train import GRPOSetup, GRPOTrainer
+    from agents.parallel import DistInfo
+
+    class _Sink:
+        def log(self, metrics, step):
+            pass
+
+    def saves(steps: int, start: int = 0) -> list[int]:
+        trainer = GRPOTrainer.__new__(GRPOTrainer)  # the loop alone: steps and saves recorded
+        trainer.setup = GRPOSetup(None, None, None, 1.0,
+                                  checkpoint_every=RunConfig().checkpoint_every)
+        trainer.world, trainer.step_idx, saved = DistInfo(), start, []
+
+        def step():
+            trainer.step_idx += 1
+            return {}
+
+        trainer.step = step
+        trainer.save = lambda run_dir: saved.append(trainer.step_idx)
+        trainer.write_pass_rates = lambda run_dir: None
+        trainer.train(steps, _Sink(), str(tmp_path))
+        return saved
+
+    assert RunConfig().checkpoint_every == 10
+    assert saves(20) == [10, 20]
+    assert saves(25) == [10, 20, 25]
+    assert saves(20, start=20) == [20]

@@ -121,3 +121,42 @@ def test_a_run_with_a_split_plots_three_evaluation_series_and_prints_them():
     out = io.StringIO()
     M.ConsoleSink(out, total_steps=4).log(rows[-1], 4)
     assert out.getvalue() == "step 4/4 | eval success 0.700 | val_tasks 0.200 | val_worlds 0.000\n"
+
+
+def test_periodic_checkpoint_wandb_run_resumes_under_its_id(tmp_path, monkeypatch):
+    """A resumed training run continues its W&B run: the first run's id is kept in the run
+    folder and the resumed run's sink (through ``open_sink``, as run_training opens it) passes
+    it to ``wandb.init`` with ``resume="allow"``; a run that is not resumed starts a new one."""
+    import io
+
+    wandb = pytest.importorskip("wandb")
+    from agents.config import RunConfig, TrainConfig
+    from agents.stages.run_folder import open_sink
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    calls: list[dict] = []
+    init = wandb.init
+
+    def recorded_init(*args, **kwargs):
+        calls.append(kwargs)
+        return init(*args, **kwargs)
+
+    monkeypatch.setattr(wandb, "init", recorded_init)
+    out = tmp_path / "run"
+    cfg = TrainConfig(run=RunConfig(out_dir=str(out), report_to="wandb"))
+    first = open_sink(cfg, out, True, io.StringIO(), is_resumed=False)
+    first.log({M.REWARD_MEAN: 0.5}, 1)
+    first_id = first.sinks[-1].run.id
+    first.close()
+    resumed = open_sink(cfg, out, True, io.StringIO(), is_resumed=True)
+    resumed.log({M.REWARD_MEAN: 0.75}, 2)
+    assert resumed.sinks[-1].run.id == first_id
+    resumed.close()
+    assert calls[0].get("resume") is None
+    assert calls[1]["id"] == first_id and calls[1]["resume"] == "allow"
+    runs = sorted((out / "wandb").glob("offline-run-*"))  # the W&B run's files, per start
+    assert runs and all((r / f"run-{first_id}.wandb").exists() for r in runs)
+    fresh = open_sink(cfg, out, True, io.StringIO(), is_resumed=False)
+    assert fresh.sinks[-1].run.id != first_id  # a new run is a new W&B run
+    fresh.close()
