@@ -9,6 +9,7 @@ and its next step with no samples on rank 1. Each rank writes what it ended with
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 
@@ -115,13 +116,53 @@ def _step(world, model_dir: str, out: str) -> None:
     setup = GRPOSetup(rollout, GRPOConfig(cut_turn="penalty", cut_turn_reward=-0.5),
                       OptimConfig(lr=1e-3), 0.7, seed=2)
     trainer = GRPOTrainer(model, tok, envs, policy, setup, world=world)
-    metrics = trainer.step()
+    with _object_traffic() as traffic:
+        metrics = trainer.step()
     torch.save({"params": {k: v.detach() for k, v in model.named_parameters()},
                 "metrics": metrics, "wrapped": type(trainer.train_module).__name__,
+                "traffic": traffic,
                 "specs": [(t.spec.world, t.spec.task_idx, t.spec.seed, t.spec.group)
                           for t in trainer.last_trajectories]}, f"{out}/step{world.rank}.pt")
     _step_without_samples_on_rank_1(world, trainer, out)
     envs.close()
+
+
+@contextlib.contextmanager
+def _object_traffic():
+    """Record every object this rank hands to torch.distributed's object collectives during
+    the block: ``(collective, pickled bytes, the type names inside)`` per call."""
+    import pickle
+
+    import torch.distributed as dist
+
+    calls: list[tuple[str, int, list[str]]] = []
+    originals = {name: getattr(dist, name) for name in ("all_gather_object", "gather_object",
+                                                         "broadcast_object_list")}
+
+    def names(obj, seen: set[str]) -> set[str]:
+        seen.add(type(obj).__name__)
+        if isinstance(obj, (list, tuple)):
+            for item in obj:
+                names(item, seen)
+        return seen
+
+    def recording(name):
+        def call(*args, **kwargs):
+            if name == "all_gather_object":
+                sent = args[1]
+            else:
+                sent = args[0] if args else kwargs["obj"]
+            calls.append((name, len(pickle.dumps(sent)), sorted(names(sent, set()))))
+            return originals[name](*args, **kwargs)
+        return call
+
+    for name in originals:
+        setattr(dist, name, recording(name))
+    try:
+        yield calls
+    finally:
+        for name, fn in originals.items():
+            setattr(dist, name, fn)
 
 
 def _step_without_samples_on_rank_1(world, trainer, out: str) -> None:

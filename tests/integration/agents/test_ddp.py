@@ -180,6 +180,17 @@ def test_a_trainer_step_splits_whole_groups_over_ranks(two_ranks):
         assert r["metrics"]["rollout/reward_mean"] == ranks[0]["metrics"]["rollout/reward_mean"]
 
 
+def test_metric_traffic_a_trainer_step_moves_no_trajectory(two_ranks):
+    """A whole trainer step on two ranks hands torch.distributed's object collectives only
+    small records (the groups' outcomes), never a trajectory: its metrics are reduced sums."""
+    out, _, _ = two_ranks
+    for r in (0, 1):
+        traffic = torch.load(out / f"step{r}.pt", weights_only=False)["traffic"]
+        assert traffic, "the step exchanged its groups' records"
+        assert not any("Trajectory" in kinds or "TurnSample" in kinds for _, _, kinds in traffic)
+        assert sum(size for _, size, _ in traffic) < 16_384, traffic
+
+
 def test_a_rank_without_samples_steps_and_syncs_its_sampler(two_ranks):
     out, _, _ = two_ranks
     ranks = [torch.load(out / f"nosamples{r}.pt", weights_only=False) for r in (0, 1)]
