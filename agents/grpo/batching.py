@@ -9,7 +9,9 @@ trains; a trajectory stopped by a context overflow never trains (it is unscored:
 usually comes from long tool results, not from the policy).
 
 Micro-batches are formed in order, greedily, so that ``rows x longest row <= token budget``
-(a sample longer than the budget gets a micro-batch of its own). Rows are right-padded.
+(a sample longer than the budget gets a micro-batch of its own). Rows are right-padded; the
+padding-free loss (:func:`agents.grpo.loss.token_logprobs`) packs the same micro-batches into
+fewer rows (:func:`packed_rows`).
 
 Example:
     >>> s = [TrainSample((1, 2), (3, 4), 0.5, (-0.1, -0.2)), TrainSample((1,), (5,), -0.5, (-1.0,))]
@@ -32,7 +34,7 @@ from .config import CutTurnMode
 from .rollout import Trajectory
 
 __all__ = ["TrainSample", "trajectory_credit", "build_samples", "pack_micro_batches", "collate",
-           "MicroBatch", "padding_batch", "micro_schedule"]
+           "MicroBatch", "packed_rows", "padding_batch", "micro_schedule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +222,30 @@ def collate(samples: Sequence[TrainSample], pad_id: int) -> MicroBatch:
         loss_mask=loss_mask, sampler_logprobs=sampler,
         has_sampler_logprobs=torch.tensor([bool(s.sampler_logprobs) for s in samples]),
         advantages=torch.tensor([s.advantage for s in samples], dtype=torch.float32))
+
+
+def packed_rows(lengths: Sequence[int], width: int) -> list[list[int]]:
+    """The rows of a padding-free micro-batch: sample indices, first fit by decreasing length
+    into rows of ``width`` tokens (a longer sample gets a row of its own).
+
+    A row as wide as the longest sample keeps sdpa's and eager attention (a dense mask over the
+    row) within the padded rows' cost; flash attention takes one row of any width.
+
+    Example:
+        >>> packed_rows([5, 2, 3, 4], width=5)
+        [[0], [3], [2, 1]]
+    """
+    rows: list[list[int]] = []
+    free: list[int] = []
+    for k in sorted(range(len(lengths)), key=lambda k: -lengths[k]):
+        r = next((r for r, room in enumerate(free) if room >= lengths[k]), None)
+        if r is None:
+            rows.append([k])
+            free.append(width - lengths[k])
+        else:
+            rows[r].append(k)
+            free[r] -= lengths[k]
+    return rows
 
 
 def padding_batch(pad_id: int) -> MicroBatch:

@@ -297,6 +297,14 @@ class OptimConfig:
     ratio is exactly 1, so with 1 the clip never binds)."""
     micro_batch_tokens: int = 16384
     """Token budget of one forward/backward (rows x longest row); gradients accumulate."""
+    padding_free: bool = True
+    """Pack each micro-batch's samples several to a row (position ids restarting per sample, a
+    block-diagonal causal mask; verl's use_remove_padding; one row under flash attention) and
+    run the output head at sampled tokens only, instead of right-padded rows with the head
+    from the earliest sampled token on: the same loss and gradient (to 1e-6 in float32), never
+    more forwarded tokens, a third of the head's positions on the main job's step
+    (docs/training.md, "Several GPUs"). A model whose attention mask does not come from
+    transformers' masking_utils runs padded rows, with a warning. false: padded rows."""
 
     def __post_init__(self) -> None:
         if self.lr <= 0:

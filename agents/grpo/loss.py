@@ -44,7 +44,8 @@ from typing import Any
 
 from .batching import MicroBatch
 
-__all__ = ["token_logprobs", "selected_logprobs", "ppo_clip_loss", "LossTerms", "CHUNK_TOKENS"]
+__all__ = ["token_logprobs", "selected_logprobs", "forward_tokens", "can_pack",
+           "packs_in_one_row", "ppo_clip_loss", "LossTerms", "CHUNK_TOKENS"]
 
 CHUNK_TOKENS = 512
 """Loss positions whose float32 softmax over the vocabulary exists at once (a 152k vocabulary:
@@ -52,8 +53,8 @@ CHUNK_TOKENS = 512
 
 
 def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
-                   with_entropy: bool = False, chunk_tokens: int = CHUNK_TOKENS
-                   ) -> tuple[Any, Any]:
+                   with_entropy: bool = False, chunk_tokens: int = CHUNK_TOKENS,
+                   padding_free: bool = False) -> tuple[Any, Any]:
     """Log-probabilities of the next token at every loss position, and optionally the entropy.
 
     The model's full forward computes the logits, so whatever it does after its output head
@@ -64,6 +65,15 @@ def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
     the model's own logits and their gradient, memory grows with ``chunk_tokens x vocabulary``,
     not with the tokens of the micro-batch.
 
+    With ``padding_free`` (verl's ``use_remove_padding``) the samples' real tokens run packed,
+    several to a row, position ids restarting at 0 for each sample and no attention mask, from
+    which transformers builds a block-diagonal causal mask (``masking_utils``, sdpa and eager;
+    flash attention's variable-length kernel reads the same position ids). Rows are as wide as
+    the longest sample, filled first-fit (sdpa's dense mask costs the square of the row), or
+    one row under flash attention (:func:`packs_in_one_row`); ``logits_to_keep`` is the tensor
+    of loss positions, so the head and softmax run at sampled tokens only (:func:`forward_tokens`
+    counts both). Same values as the padded rows, to float rounding.
+
     Args:
         model: a causal LM (or a peft / DDP / FSDP wrapper of one).
         batch: the micro-batch; ``loss_mask`` picks the positions.
@@ -71,10 +81,16 @@ def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
             greedy sampling).
         with_entropy: also return each position's entropy (computed without gradient).
         chunk_tokens: positions whose float32 softmax exists at once.
+        padding_free: pack the samples (see above); the model must be a transformers model
+            whose attention masks come from ``masking_utils`` (Llama, Qwen2/3, Gemma, Mistral,
+            ...).
 
     Returns:
         ``(logp, entropy)``: both (B, T-1) aligned with ``batch.targets``, zero outside the
         loss mask; entropy is None unless asked for.
+
+    Raises:
+        ValueError: ``padding_free`` with a model that cannot take packed sequences.
 
     Example:
         >>> import torch
@@ -95,6 +111,12 @@ def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
     lm = causal_lm(model)  # a peft wrapper's adapters live inside its causal LM's layers
     device = next(lm.parameters()).device
     mask = batch.loss_mask.to(device)  # (B, T-1)
+    if padding_free:
+        out, sample, column = _packed_forward(lm, batch, mask, device)
+        picked, ent = selected_logprobs(out.logits, sample, column,
+                                        batch.targets.to(device)[mask], temperature,
+                                        chunk_tokens, with_entropy)
+        return _scatter(mask, picked), _scatter(mask, ent) if with_entropy else None
     input_ids = batch.input_ids.to(device)  # (B, T)
     width = input_ids.shape[1]
     rows = mask.any(dim=0).nonzero()
@@ -111,11 +133,114 @@ def token_logprobs(model: Any, batch: MicroBatch, temperature: float,
     sample, column = mask[:, first:].nonzero(as_tuple=True)
     picked, ent = selected_logprobs(out.logits, sample, column, batch.targets.to(device)[mask],
                                     temperature, chunk_tokens, with_entropy)
-    logp = torch.zeros(mask.shape, dtype=picked.dtype, device=device).masked_scatter(mask, picked)
-    entropy = None
-    if with_entropy:
-        entropy = torch.zeros(mask.shape, dtype=ent.dtype, device=device).masked_scatter(mask, ent)
-    return logp, entropy
+    return _scatter(mask, picked), _scatter(mask, ent) if with_entropy else None
+
+
+def _scatter(mask: Any, values: Any) -> Any:
+    """(B, T-1) zeros with ``values`` at ``mask``'s True positions, row-major."""
+    import torch
+
+    return torch.zeros(mask.shape, dtype=values.dtype, device=values.device).masked_scatter(
+        mask, values)
+
+
+def _packed_forward(lm: Any, batch: MicroBatch, mask: Any, device: Any) -> tuple[Any, Any, Any]:
+    """The padding-free forward of :func:`token_logprobs`: returns the model output, whose
+    logits are (1, N, V) at the N loss positions (row-major, as ``mask``'s), and the
+    ``(sample, column)`` picking them."""
+    import torch
+
+    inner = _unwrap_ddp(lm)  # DDP passes the keyword arguments on to it
+    if not _takes_packed_sequences(type(inner)):
+        raise ValueError(f"padding_free: {type(inner).__name__} cannot take packed sequences "
+                         "(its forward needs position_ids and logits_to_keep, and its attention "
+                         "mask transformers' masking_utils); set OptimConfig.padding_free=False "
+                         "(--no-optim.padding-free).")
+    lengths = batch.attention_mask.sum(dim=1).tolist()  # rows right-padded
+    width, rows = _packed_layout(lengths, packs_in_one_row(lm))
+    input_ids = torch.zeros((len(rows), width), dtype=torch.long)  # (R, W)
+    position_ids = torch.zeros((len(rows), width), dtype=torch.long)
+    start = [0] * len(lengths)  # each sample's first index in the flattened (R x W) rows
+    for r, members in enumerate(rows):
+        at = 0
+        for b in members:
+            n = lengths[b]
+            input_ids[r, at:at + n] = batch.input_ids[b, :n]
+            position_ids[r, at:at + n] = torch.arange(n)
+            start[b], at = r * width + at, at + n
+        position_ids[r, at:] = torch.arange(width - at)  # the tail: a sequence of its own
+    row, col = mask.nonzero(as_tuple=True)  # (N,) each, row-major
+    keep = torch.tensor(start, device=device)[row] + col  # (N,) flat positions to keep
+    hook = None
+    if len(rows) > 1:  # logits_to_keep indexes one row: the body's output is flattened to it
+        hook = inner.get_decoder().register_forward_hook(_flatten_hidden_states)
+    try:
+        out = lm(input_ids=input_ids.to(device), position_ids=position_ids.to(device),
+                 attention_mask=None, use_cache=False, logits_to_keep=keep)
+    finally:
+        if hook is not None:
+            hook.remove()
+    return out, torch.zeros_like(keep), torch.arange(keep.numel(), device=device)
+
+
+def _flatten_hidden_states(_module: Any, _args: Any, output: Any) -> Any:
+    """Forward hook on the decoder: its (R, W, H) last hidden state as one (1, R x W, H) row."""
+    hidden = output.last_hidden_state
+    output.last_hidden_state = hidden.reshape(1, -1, hidden.shape[-1])
+    return output
+
+
+def _packed_layout(lengths: list[int], one_row: bool) -> tuple[int, list[list[int]]]:
+    """Width and rows (sample indices) of a packed micro-batch: one row of every token for
+    flash attention, else rows as wide as the longest sample (:func:`packed_rows`)."""
+    from .batching import packed_rows
+
+    if one_row:
+        return sum(lengths), [list(range(len(lengths)))]
+    return max(lengths), packed_rows(lengths, max(lengths))
+
+
+def can_pack(model: Any) -> bool:
+    """Whether ``model`` (a causal LM, or a peft / DDP / FSDP wrapper of one) takes the
+    padding-free forward of :func:`token_logprobs`."""
+    from ..model_unwrap import causal_lm
+
+    return _takes_packed_sequences(type(_unwrap_ddp(causal_lm(model))))
+
+
+def packs_in_one_row(model: Any) -> bool:
+    """Whether a padding-free micro-batch runs as one row: with flash attention (whose
+    variable-length kernel reads the sequences from position ids, at linear cost, and only
+    for one row); sdpa and eager build a dense mask over the row, so they get rows as wide as
+    the longest sample instead."""
+    from ..model_unwrap import causal_lm
+
+    config = getattr(_unwrap_ddp(causal_lm(model)), "config", None)
+    return "flash" in str(getattr(config, "_attn_implementation", "") or "")
+
+
+def forward_tokens(batch: MicroBatch, padding_free: bool, one_row: bool = False
+                   ) -> tuple[int, int]:
+    """Positions a forward of ``batch`` runs through the model body and through the output head:
+    padded ``(B x T, B x positions from the earliest loss position on)``, packed ``(rows x
+    width, loss positions)`` (``one_row``: :func:`packs_in_one_row`).
+
+    Example:
+        >>> from agents.grpo.batching import TrainSample, collate
+        >>> b = collate([TrainSample((1, 2, 3), (4,), 1.0, ()), TrainSample((1,), (5,), 1.0, ()),
+        ...              TrainSample((1,), (6,), 1.0, ())], pad_id=0)   # lengths 4, 2, 2
+        >>> forward_tokens(b, padding_free=False), forward_tokens(b, padding_free=True)
+        ((12, 12), (8, 3))
+        >>> forward_tokens(b, padding_free=True, one_row=True)
+        (8, 3)
+    """
+    if padding_free:
+        width, rows = _packed_layout(batch.attention_mask.sum(dim=1).tolist(), one_row)
+        return len(rows) * width, int(batch.loss_mask.sum())
+    rows_, width_ = batch.input_ids.shape
+    hit = batch.loss_mask.any(dim=0).nonzero()
+    first = int(hit[0]) if len(hit) else width_ - 1
+    return rows_ * width_, rows_ * (width_ - first)
 
 
 def selected_logprobs(logits: Any, sample: Any, column: Any, targets: Any, temperature: float,
@@ -238,6 +363,27 @@ def _selected_log_softmax() -> Any:
 @functools.cache
 def _takes_logits_to_keep(cls: type) -> bool:
     return "logits_to_keep" in inspect.signature(cls.forward).parameters
+
+
+@functools.cache
+def _takes_packed_sequences(cls: type) -> bool:
+    """Whether ``cls`` (a transformers causal LM, or FSDP2's subclass of one) takes
+    ``position_ids`` and ``logits_to_keep`` and builds its attention mask with
+    ``masking_utils.create_causal_mask``, which finds packed sequences from ``position_ids``
+    when no attention mask is given."""
+    import sys
+
+    params = inspect.signature(cls.forward).parameters
+    return ("position_ids" in params and "logits_to_keep" in params
+            and any(getattr(sys.modules.get(c.__module__), "create_causal_mask", None)
+                    is not None for c in cls.__mro__))
+
+
+def _unwrap_ddp(model: Any) -> Any:
+    """The module a ``DistributedDataParallel`` wraps (``model`` itself otherwise)."""
+    from torch.nn.parallel import DistributedDataParallel
+
+    return model.module if isinstance(model, DistributedDataParallel) else model
 
 
 @dataclass

@@ -78,6 +78,12 @@ IS_RATIO_MAX = "sampling/importance_sampling_ratio/max"
 ENV_STEPS_PER_S = "perf/env_steps_per_s"
 GEN_TOKENS_PER_S = "perf/gen_tokens_per_s"
 TRAIN_TOKENS_PER_S = "perf/train_tokens_per_s"
+FORWARD_TOKENS = "perf/forward_tokens"
+"""Positions the update's forward passes ran through the model body, padding included (the
+old log-probabilities' and the reference's passes too; with OptimConfig.padding_free the packed
+rows' unfilled tails)."""
+HEAD_TOKENS = "perf/head_tokens"
+"""Positions those passes ran through the output head (padding_free: the sampled tokens only)."""
 ENV_TIME_S = "time/env_s"
 GENERATE_TIME_S = "time/generate_s"
 TRAIN_TIME_S = "time/train_s"

@@ -8,10 +8,14 @@ gradient, the weight ``w_s`` of a sample's tokens being fixed for the whole mini
 sampled tokens (token_mean, the default), ``1 / (T_j * J)`` with ``T_j`` the tokens of the
 sample's trajectory and ``J`` the mini-batch's trajectories (seq_mean_token_mean: each
 trajectory weighs the same, once), or ``1 / C`` (constant, Dr. GRPO). So the gradient does not
-depend on the packing. The gradient norm is clipped, then AdamW steps. The first mini-batch's
-"old" log-probabilities are its current ones detached (its ratio is exactly 1, whatever the
-precision); a later mini-batch's are computed before the first optimizer step, packed into
-the same micro-batches as its own update (so bf16 numerics match too).
+depend on the packing. With ``OptimConfig.padding_free`` (the default) each micro-batch's
+samples run as one packed row, the output head only at sampled tokens
+(:func:`agents.grpo.loss.token_logprobs`); ``perf/forward_tokens`` and ``perf/head_tokens``
+count the positions the update's forward passes ran, padding included. The gradient norm is
+clipped, then AdamW steps. The first mini-batch's "old" log-probabilities are its current
+ones detached (its ratio is exactly 1, whatever the precision); a later mini-batch's are
+computed before the first optimizer step, packed into the same micro-batches as its own
+update (so bf16 numerics match too).
 
 Under data parallel (``torchrun``, :mod:`agents.parallel`) ``model`` is the DDP- or
 FSDP2-wrapped module: the counts behind the weights are summed over ranks, each rank's loss is
@@ -42,6 +46,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -54,9 +59,11 @@ from ..precision import DType, autocast
 from . import metrics as M
 from .batching import MicroBatch, TrainSample, collate, micro_schedule, padding_batch
 from .config import GRPOConfig, LossNorm, OptimConfig
-from .loss import ppo_clip_loss, token_logprobs
+from .loss import can_pack, forward_tokens, packs_in_one_row, ppo_clip_loss, token_logprobs
 
 __all__ = ["grpo_update", "split_even", "minibatch_indices", "sample_weights", "dropout_off"]
+
+logger = logging.getLogger(__name__)
 
 
 def split_even(n: int, parts: int, keep_empty: bool = False) -> list[range]:
@@ -203,7 +210,9 @@ def _old_logprobs(run: _Update, samples: Sequence[TrainSample],
                     batch = (collate([samples[k] for k in rows], run.pad_id) if rows
                              else padding_batch(run.pad_id))
                     with autocast(run.dtype, run.device):
-                        logp, _ = token_logprobs(run.model, batch, run.temperature)
+                        logp, _ = token_logprobs(run.model, batch, run.temperature,
+                                                 padding_free=run.padding_free)
+                    run.count_forward(batch)
                     for row, k in enumerate(rows):
                         olds[k] = logp[row, :samples[k].length - 1].detach()
     finally:
@@ -295,7 +304,7 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
              "loss/approx_kl": 0.0, "loss/kl_ref": 0.0, "loss/entropy": 0.0,
              "loss/grad_norm": 0.0,
              "loss/num_samples": float(len(samples)), "loss/num_tokens": 0.0,
-             "loss/optimizer_steps": 0.0}
+             "loss/optimizer_steps": 0.0, M.FORWARD_TOKENS: 0.0, M.HEAD_TOKENS: 0.0}
     trajectories = len(minibatch_indices(samples, max(len(samples), 1)))
     if is_distributed:  # every rank must take part in every collective: same step count
         (trajectories,) = all_reduce([trajectories], "max")
@@ -309,7 +318,8 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
     if ref_model is not None:
         ref_model.eval()
     run = _Update(model, ref_model, grpo, temperature, pad_id, dtype,
-                  next(model.parameters()).device, _SamplerGap(), stats)
+                  next(model.parameters()).device, _SamplerGap(), stats,
+                  _padding_free(model, optim.padding_free))
     schedules = []
     for mb in minibatch_indices(samples, steps, keep_empty=True):
         micros = micro_schedule([samples[k] for k in mb], optim.micro_batch_tokens,
@@ -330,6 +340,18 @@ def grpo_update(model: Any, optimizer: Any, samples: Sequence[TrainSample], grpo
     return stats
 
 
+def _padding_free(model: Any, wanted: bool) -> bool:
+    """``OptimConfig.padding_free``, unless the model cannot take packed sequences: then its
+    micro-batches run as padded rows (the same numbers, more compute), with a warning."""
+    if wanted and not can_pack(model):
+        logger.warning("OptimConfig.padding_free: %s cannot take packed sequences (its attention "
+                       "mask does not come from transformers' masking_utils); the update runs "
+                       "padded rows (--no-optim.padding-free silences this).",
+                       type(model).__name__)
+        return False
+    return wanted
+
+
 _SUMMED = ("loss/policy", "loss/clip_frac_low", "loss/clip_frac_high", "loss/approx_kl",
            "loss/kl_ref", "loss/entropy")
 """The diagnostics summed over tokens (divided by the step's token count at the end)."""
@@ -348,7 +370,14 @@ class _Update:
     device: Any
     gap: _SamplerGap
     stats: dict[str, float]
+    padding_free: bool = False
     trained_tokens: int = 0
+
+    def count_forward(self, batch: MicroBatch) -> None:
+        """Count one forward pass of ``batch`` (``perf/forward_tokens``, ``perf/head_tokens``)."""
+        body, head = forward_tokens(batch, self.padding_free, packs_in_one_row(self.model))
+        self.stats[M.FORWARD_TOKENS] += body
+        self.stats[M.HEAD_TOKENS] += head
 
 
 def _optimizer_step(run: _Update, optimizer: Any, params: list[Any],
@@ -390,13 +419,17 @@ def _backward_micro(run: _Update, batch: MicroBatch, old_rows: list[Any] | None,
 
     grpo, stats = run.grpo, run.stats
     with autocast(run.dtype, run.device):
-        logp, entropy = token_logprobs(run.model, batch, run.temperature, with_entropy=True)
+        logp, entropy = token_logprobs(run.model, batch, run.temperature, with_entropy=True,
+                                       padding_free=run.padding_free)
+    run.count_forward(batch)
     mask = batch.loss_mask.to(logp.device)
     old = logp.detach() if old_rows is None else _pad_rows(old_rows, logp.shape[1])
     ref = None
     if grpo.kl_coef > 0:
         with torch.no_grad(), autocast(run.dtype, run.device):
-            ref, _ = token_logprobs(run.ref_model, batch, run.temperature)
+            ref, _ = token_logprobs(run.ref_model, batch, run.temperature,
+                                    padding_free=run.padding_free)
+        run.count_forward(batch)
     weight = None if is_padding else run.gap.add(old, batch, mask, grpo.tis_cap)
     terms = ppo_clip_loss(logp, old, batch.advantages, mask, grpo.clip_low, grpo.clip_high, ref,
                           grpo.kl_coef, weight)
@@ -419,10 +452,10 @@ def _finish_stats(run: _Update, total_tokens: int, is_distributed: bool) -> None
     """Combine the sums over ranks, turn them into per-token means, add the sampler gap."""
     stats = run.stats
     if is_distributed:
-        values = all_reduce([stats[k] for k in _SUMMED] + [stats["loss/num_samples"],
-                                                           run.trained_tokens])
-        stats.update(zip(_SUMMED, values, strict=False))
-        stats["loss/num_samples"], run.trained_tokens = values[-2], int(values[-1])
+        counts = ("loss/num_samples", M.FORWARD_TOKENS, M.HEAD_TOKENS)
+        values = all_reduce([stats[k] for k in _SUMMED + counts] + [run.trained_tokens])
+        stats.update(zip(_SUMMED + counts, values[:-1], strict=True))
+        run.trained_tokens = int(values[-1])
     for key in _SUMMED:
         stats[key] /= max(total_tokens, 1)
     run.gap.reduce(is_distributed)

@@ -41,7 +41,7 @@ from agents.grpo.config import GRPOConfig, OptimConfig, RolloutConfig  # noqa: E
 from agents.grpo.loss import token_logprobs  # noqa: E402
 from agents.grpo.rollout import EpisodeSpec, collect_episodes  # noqa: E402
 from agents.grpo.train import GRPOSetup, GRPOTrainer  # noqa: E402
-from agents.grpo.update import grpo_update  # noqa: E402
+from agents.grpo.update import grpo_update, minibatch_indices  # noqa: E402
 from agents.pipeline import make_envs, prepare_start_model  # noqa: E402
 from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer  # noqa: E402
 from agents.policies.sampling import SamplingConfig  # noqa: E402
@@ -162,6 +162,31 @@ def test_micro_batch_1x8_equals_8x1(warm_model, envs8, norm):
     assert s1["loss/grad_norm"] == pytest.approx(s8["loss/grad_norm"], rel=1e-4)
     for name in p1:
         torch.testing.assert_close(p1[name], p8[name], atol=1e-6, rtol=1e-4)
+
+
+def test_padding_free_update_equals_padded_on_real_rollouts(warm_model, envs8):
+    # issue 41 row 8: the packed micro-batches (no padding, head at sampled tokens only) take
+    # the padded update's step, to float rounding, on real windowed turn samples
+    samples = _real_samples(warm_model, envs8)
+    results = []
+    for padding_free in (False, True):
+        model, tok = load_model_and_tokenizer(warm_model, "cpu")
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)  # the change is the gradient
+        stats = grpo_update(model, opt, samples, GRPOConfig(), OptimConfig(
+            optimizer_steps_per_step=2, max_grad_norm=1e9, padding_free=padding_free), T,
+            tok.pad_token_id)
+        results.append((_params(model), stats))
+    (padded, s_padded), (packed, s_packed) = results
+    for key in ("loss/policy", "loss/approx_kl", "loss/entropy", "loss/grad_norm"):
+        assert s_packed[key] == pytest.approx(s_padded[key], rel=1e-5, abs=1e-6), key
+    for name in padded:
+        torch.testing.assert_close(packed[name], padded[name], atol=1e-6, rtol=0)
+    # never more body tokens (length-sorted micro-batches leave rows little to share), and the
+    # head at the sampled tokens only
+    assert s_packed[M.FORWARD_TOKENS] <= s_padded[M.FORWARD_TOKENS]
+    assert s_packed[M.HEAD_TOKENS] == sum(len(s.completion_ids) for s in samples) + sum(
+        len(samples[k].completion_ids) for k in minibatch_indices(samples, 2)[1])
+    assert s_packed[M.HEAD_TOKENS] < s_padded[M.HEAD_TOKENS] / 2
 
 
 def test_all_trainable_parameters_change_after_one_step(warm_model, envs8):

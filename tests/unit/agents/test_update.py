@@ -15,7 +15,7 @@ transformers = pytest.importorskip("transformers")
 from agents.grpo.batching import TrainSample, collate  # noqa: E402
 from agents.grpo.config import GRPOConfig, OptimConfig  # noqa: E402
 from agents.grpo.loss import token_logprobs  # noqa: E402
-from agents.grpo.update import grpo_update, sample_weights  # noqa: E402
+from agents.grpo.update import grpo_update, minibatch_indices, sample_weights  # noqa: E402
 
 T = 0.7
 SMALL = dict(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
@@ -190,3 +190,88 @@ def test_tis_default_weights_each_token_by_the_capped_ratio():
     off = _delta(undersold, GRPOConfig(tis_cap=None))  # none still turns it off
     for name, value in plain.items():
         torch.testing.assert_close(off[name], value, atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.parametrize("kind", ["llama", "gemma2", "granite", "cohere"])
+def test_padding_free_loss_and_gradients_equal_the_padded_rows(kind):
+    # issue 41 row 8: one packed row (position ids restarting per sample, head at loss
+    # positions only) gives the padded rows' log-probabilities, loss and gradient
+    model = _model(kind)
+    samples = _samples()
+    batch = collate(samples, pad_id=0)
+    weights = torch.tensor([s.advantage for s in samples]).unsqueeze(-1)  # (B, 1)
+    results = []
+    for padding_free in (False, True):
+        model.zero_grad()
+        logp, entropy = token_logprobs(model, batch, T, with_entropy=True,
+                                       padding_free=padding_free)
+        loss = (logp * weights).sum() / batch.loss_mask.sum()  # a token-mean surrogate
+        loss.backward()
+        results.append((logp.detach(), entropy, loss.detach(),
+                        {n: p.grad.clone() for n, p in model.named_parameters()}))
+    (logp, entropy, loss, grads), (logp_pf, entropy_pf, loss_pf, grads_pf) = results
+    torch.testing.assert_close(logp_pf, logp, atol=1e-6, rtol=0)
+    torch.testing.assert_close(entropy_pf, entropy, atol=1e-6, rtol=0)
+    torch.testing.assert_close(loss_pf, loss, atol=1e-6, rtol=0)
+    for name, grad in grads.items():
+        torch.testing.assert_close(grads_pf[name], grad, atol=1e-6, rtol=0)
+    assert (logp_pf[~batch.loss_mask] == 0).all()
+
+
+def test_padding_free_update_equals_the_padded_one_and_forwards_fewer_tokens():
+    from agents.grpo import metrics as M
+    from agents.grpo.loss import forward_tokens
+
+    samples = _sampler_logprobs(_model(), _samples())
+    results = []
+    for padding_free in (False, True):
+        model = _model()
+        before = {k: v.detach().clone() for k, v in model.named_parameters()}
+        opt = torch.optim.SGD(model.parameters(), lr=1.0)  # the change is the gradient
+        # two optimizer steps (old log-probabilities computed, ratios off 1), several
+        # micro-batches each
+        stats = grpo_update(model, opt, samples, GRPOConfig(),
+                            OptimConfig(optimizer_steps_per_step=2, micro_batch_tokens=64,
+                                        max_grad_norm=1e9, padding_free=padding_free), T, 0)
+        results.append((stats, {k: before[k] - v.detach() for k, v in model.named_parameters()}))
+    (padded, delta), (packed, delta_pf) = results
+    assert packed["loss/approx_kl"] > 0  # the second step's ratio moved
+    for key in ("loss/policy", "loss/approx_kl", "loss/entropy", "loss/clip_frac_low",
+                "loss/clip_frac_high", M.IS_RATIO_MIN, M.IS_RATIO_MAX):
+        assert packed[key] == pytest.approx(padded[key], abs=1e-6), key
+    for name, value in delta.items():
+        torch.testing.assert_close(delta_pf[name], value, atol=1e-6, rtol=0)
+    # each sample once per pass (the second mini-batch's twice: old log-probabilities, then
+    # its update); packed, the head runs at its sampled tokens only, the body at its real
+    # tokens and what is left of the packed rows
+    second = [samples[k] for k in minibatch_indices(samples, 2)[1]]
+    real = sum(s.length for s in samples + second)
+    assert real <= packed[M.FORWARD_TOKENS] < padded[M.FORWARD_TOKENS]
+    assert packed[M.HEAD_TOKENS] == sum(len(s.completion_ids) for s in samples + second)
+    assert packed[M.HEAD_TOKENS] < padded[M.HEAD_TOKENS]
+    batch = collate(samples, 0)
+    assert forward_tokens(batch, padding_free=False)[0] == 8 * max(s.length for s in samples)
+    assert forward_tokens(batch, padding_free=True, one_row=True)[0] == real - sum(
+        s.length for s in second)  # flash attention: one row of the real tokens
+
+
+def test_padding_free_falls_back_to_padded_rows_for_a_model_that_cannot_pack(caplog):
+    from agents.grpo import metrics as M
+
+    class Uniform(torch.nn.Module):  # a causal LM without position ids or packed masks
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(4))
+
+        def forward(self, input_ids, attention_mask, use_cache):
+            return type("Out", (), {"logits": self.w.expand(*input_ids.shape, 4)})
+
+    samples = [TrainSample((1, 2), (3,), 1.0, (-1.4,)), TrainSample((1,), (2, 3), -1.0, ())]
+    with pytest.raises(ValueError, match=r"Uniform cannot take packed sequences.*"
+                                         r"--no-optim.padding-free"):
+        token_logprobs(Uniform(), collate(samples, 0), 1.0, padding_free=True)
+    model = Uniform()  # the update (padding_free on by default) runs it padded, and says so
+    stats = grpo_update(model, torch.optim.SGD(model.parameters(), lr=1.0), samples,
+                        GRPOConfig(), OptimConfig(), 1.0, 0)
+    assert OptimConfig().padding_free and stats[M.FORWARD_TOKENS] == 2 * 3  # padded rows
+    assert "Uniform cannot take packed sequences" in caplog.text
