@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from awm_gym import info_keys as K
-from awm_gym.manager.recording import DatasetWriter, replay_settings, world_set_dir
+from awm_gym.manager import DatasetWriter, replay_settings, world_set_dir
 
 from ..parallel import DistInfo, gather_objects
 from .rollout import Trajectory

@@ -9,9 +9,11 @@ from awm_gym.lazy_exports import lazy_exports
 from awm_gym.manager.policy import Policy
 
 __all__ = ["Policy", "World", "Episode", "check_world", "summarize_episodes", "load_episodes",
-           "write_transcripts", "rescore_dataset"]
+           "write_transcripts", "rescore_dataset", "DatasetWriter", "replay_settings",
+           "world_set_dir"]
 
 __getattr__ = lazy_exports(__name__, {
     "world": ("World",), "episode": ("Episode",), "check": ("check_world",),
-    "evaluation": ("summarize_episodes",), "recording": ("load_episodes",),
+    "evaluation": ("summarize_episodes",),
+    "recording": ("load_episodes", "DatasetWriter", "replay_settings", "world_set_dir"),
     "transcripts": ("write_transcripts",), "rescore": ("rescore_dataset",)})
