@@ -17,7 +17,8 @@ damaged. The run itself, in bfloat16 on CUDA:
    vLLM, and its wheel does not fit a call), each model evaluated greedy on train, val_tasks
    and val_worlds, greedy and sampled, with 95% Wilson and task-bootstrap intervals;
 3. ``tests/benchmarks/train_step_probe.py`` on the same model: a few GRPO steps of ours and of
-   TRL's ``GRPOTrainer`` with our bridge, side by side (docs/benchmarks.md, issue 25).
+   TRL's ``GRPOTrainer`` with our bridge, side by side (docs/benchmarks/training-steps.md,
+   issue 25).
 
 Every part prints one JSON line and is saved to ``--json`` as it finishes (a run cut short by a
 time limit keeps what it did). ``--dry-run`` runs the same code on CPU in float32 with a tiny
@@ -294,7 +295,7 @@ def _run_trl_comparison(report: _Report, args: argparse.Namespace, model_dir: Pa
     if args.dry_run:
         cmd += ["--device", "cpu", "--groups", "1", "--group-size", "2", "--max-turns", "2",
                 "--max-new-tokens", "8", "--warm-start-steps", "1", "--trl-tool-tokens", "64"]
-    else:  # SmolLM2 with LoRA, as docs/benchmarks.md's CPU row, groups of 8
+    else:  # SmolLM2 with LoRA, as docs/benchmarks/training-steps.md's CPU row, groups of 8
         cmd += ["--device", "cuda", "--smollm2", "--lora-r", "8", "--lr", "1e-4",
                 "--warm-start-steps", "0", "--groups", "1", "--group-size", "8"]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -149,7 +149,7 @@ def collect_episodes(envs: Any, policy: Any, specs: Sequence[EpisodeSpec],
             the policy samples the other's turn (see :func:`_collect_pipelined`); False: one
             sampling call and one env step per turn for all instances. Off in ``awm train``:
             on a CPU with the transformers sampler it made the step slower
-            (docs/benchmarks.md, *Pipelined rollout*).
+            (docs/benchmarks/training-steps.md, *Pipelined rollout*).
     """
     n = envs.num_envs
     if len(specs) != n:

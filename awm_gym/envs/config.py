@@ -197,7 +197,7 @@ class EnvConfig:
     more than a second core saves), for contained code one worker per 32 instances up to one
     per core (:func:`awm_gym.envs.vector_env.shard_count`). 0 runs everything in the caller's
     process (trusted code only); k >= 1 isolates crashes and lets instances use k cores. A
-    string of digits is read as an int. See docs/benchmarks.md, 'Worker count'."""
+    string of digits is read as an int. See docs/benchmarks/containment.md, 'Worker count'."""
     local_processes: int = 1
     """Processes on this machine that each make an env like this one and share its cores (a
     data-parallel trainer's ranks on the node, torchrun's LOCAL_WORLD_SIZE): ``num_workers``

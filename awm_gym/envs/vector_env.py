@@ -96,15 +96,15 @@ INSTANCES_PER_CONTAINED_WORKER = 32
 """With ``num_workers`` "auto" (or 0) a contained runtime starts one worker per this many
 instances, up to one per core: contained calls pay a pipe round trip anyway, so a second worker
 runs the batch on a second core (256 spotify calls: 0.67-0.97x the in-process step time with 2
-workers on 2 cores, 1.2-1.4x with one; docs/benchmarks.md), while a small env keeps one
-worker's start-up."""
+workers on 2 cores, 1.2-1.4x with one; docs/benchmarks/containment.md), while a small env keeps
+one worker's start-up."""
 
 INSTANCES_PER_TRUSTED_WORKER = 64
 """With ``num_workers="auto"`` trusted code is sharded once every shard gets this many
 instances and there are at least two shards; below that it runs in the caller's process. Two
 shard workers on 2 cores step 256 or 1,024 spotify calls in 0.58-0.79x of the in-process time
-but 64 in 0.60-0.99x, and starting and closing them costs ~1.3 s (docs/benchmarks.md, 'Worker
-count against instances')."""
+but 64 in 0.60-0.99x, and starting and closing them costs ~1.3 s (docs/benchmarks/containment.md,
+'Worker count against instances')."""
 
 
 def _usable_cores(cores: int | None) -> int:

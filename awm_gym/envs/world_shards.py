@@ -15,7 +15,7 @@ What it does not separate: instances of **one** world still share that world's w
 with ``isolation="process"``), so a world's hostile handler reaches its own world's other
 instances; ``num_workers=num_envs`` gives each instance of a one-world env a worker. The cost
 is one worker process (and one verifier process) per world: docs/runtime.md, *Untrusted code*,
-and docs/benchmarks.md, *One worker per world*.
+and docs/benchmarks/containment.md, *One worker per world*.
 
 Example:
     >>> import gymnasium as gym, awm_gym

@@ -5,7 +5,7 @@ worker's time is read from ``/proc/<pid>/stat``; its pid through ``runtime._shar
 present since issue 23, so the file runs against older checkouts on ``PYTHONPATH``).
 
 Run: ``PYTHONPATH=TREE python tests/benchmarks/contained_cpu_probe.py [INSTANCES]`` (Linux).
-docs/benchmarks.md, *Containment round 2 (issue 31)*, reports it.
+docs/benchmarks/containment.md, *Containment round 2 (issue 31)*, reports it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The per-call cost of the served path, contained or not (docs/benchmarks.md, "The server,
+"""The per-call cost of the served path, contained or not (docs/benchmarks/containment.md, "The server,
 contained").
 
 MCP ``tools/call`` and WebSocket steps on spotify copied to a directory (a world set from disk),

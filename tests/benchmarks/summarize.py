@@ -1,4 +1,4 @@
-"""Turn pytest-benchmark JSON files (one per run) into the markdown tables of docs/benchmarks.md.
+"""Turn pytest-benchmark JSON files (one per run) into the markdown tables of docs/benchmarks/index.md.
 
 Each benchmark's time per round is the median over the runs of its per-run median (the best
 run's median is shown beside it: on a shared machine it is the least disturbed); with

@@ -1,7 +1,8 @@
 """The cost of containment: one vector step of read and write tool calls, in-process
 (``isolation="none"``) against contained workers (``isolation="process"``, 1 and 2 workers), on
 the built-in spotify world (same code both ways). Group ``containment-<kind>``; the summary in
-docs/benchmarks.md reports calls/s and the contained/in-process ratio (goal <= 1.5x per call).
+docs/benchmarks/containment.md reports calls/s and the contained/in-process ratio (goal <= 1.5x
+per call).
 
 Every round (the warm-up included) is checked after the timing: each call answered ``ok``.
 

@@ -1,4 +1,4 @@
-"""The first tool call of an episode against a warm one (see docs/benchmarks.md).
+"""The first tool call of an episode against a warm one (see docs/benchmarks/scale.md).
 
 Every reset deserializes the template into the instance's connection, so the first statement
 of an episode re-reads the schema and re-prepares its statements. Group ``first-call`` times,

@@ -1,6 +1,6 @@
 """The 1,000-world mix with the default runtime (issue 33): make_vec, the first reset, list_tools
 steps and peak memory in fresh processes, and a shard worker's start phase by phase (see
-docs/benchmarks.md, "The 1,000-world mix: default runtime").
+docs/benchmarks/scale.md, "The 1,000-world mix: default runtime").
 
 The world set is the eight built-in worlds copied under 125 names each
 (``scale_support.build_scale_world_set``), built in a temporary directory with a template cache

@@ -18,8 +18,8 @@ The default suite checks the same shapes without a clock: ``tests/unit/awm_gym/t
 test_actions_hostile.py`` counts the work (Python lines, characters scanned) at n and 2n.
 
 Linear means the time per character stays flat as the length grows: ``extra_info["chars"]``
-holds the length, and docs/benchmarks.md divides. Nothing here asserts a time; each case asserts
-every round's parse result so a broken parser cannot post a good number.
+holds the length, and docs/benchmarks/parsing-and-timeouts.md divides. Nothing here asserts a
+time; each case asserts every round's parse result so a broken parser cannot post a good number.
 """
 
 from __future__ import annotations

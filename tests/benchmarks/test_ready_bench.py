@@ -1,5 +1,5 @@
 """Creating and resetting 1,024 instances, beside raw sqlite3; time to ready and memory per
-instance in a fresh process (see docs/benchmarks.md).
+instance in a fresh process (see docs/benchmarks/index.md).
 
 Group ``ready``: ``make_vec`` + first ``reset`` of 1,024 instances in this process (the world's
 code is already loaded, as after the first env of a process), and ``reset`` with an all-true

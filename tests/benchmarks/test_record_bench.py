@@ -1,5 +1,5 @@
 """``World.record_dataset`` throughput and peak memory: oracle rollouts on spotify, in a fresh
-process per run (see docs/benchmarks.md).
+process per run (see docs/benchmarks/recording.md).
 
 Two sizes, 1,000 and 10,000 episodes: rows/s is the recording rate (rollout + database diff +
 Parquet writing); peak RSS minus the ready RSS is what recording costs in memory, and staying

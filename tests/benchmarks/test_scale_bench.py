@@ -1,5 +1,5 @@
 """A 1,000-world set: register, make_vec of AWM/mix-v0, first reset and list_tools, peak memory
-(see docs/benchmarks.md, "Scale").
+(see docs/benchmarks/scale.md, "Scale").
 
 The world set is built from the built-in worlds in a temporary directory
 (``scale_support.build_scale_world_set``: renamed copies, each with its own content hash) and

@@ -1,4 +1,4 @@
-"""Load on a world server over loopback: 1, 8 and 64 concurrent sessions (see docs/benchmarks.md).
+"""Load on a world server over loopback: 1, 8 and 64 concurrent sessions (see docs/benchmarks/server.md).
 
 A real ``awm env start`` process serves the built-in ``spotify`` world on 127.0.0.1 (random
 port). Each level opens N sessions at once from one asyncio client (``websockets``), resets them,

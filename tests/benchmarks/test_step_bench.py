@@ -1,4 +1,4 @@
-"""One vector step of 1,024 instances, beside its floors (see docs/benchmarks.md).
+"""One vector step of 1,024 instances, beside its floors (see docs/benchmarks/index.md).
 
 Groups ``step-read``, ``step-write`` and ``step-list_tools`` each hold our vector step and the
 floors under it, from the cheapest up:

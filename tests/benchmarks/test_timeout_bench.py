@@ -1,4 +1,4 @@
-"""How long past its timeout a call that never answers holds the caller (see docs/benchmarks.md).
+"""How long past its timeout a call that never answers holds the caller (see docs/benchmarks/parsing-and-timeouts.md).
 
 The default suite checks that these calls end at their timeout without a clock (a tool that
 sleeps an hour, a judge reply an hour away: the call returns, labelled a timeout); the time they

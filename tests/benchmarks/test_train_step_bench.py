@@ -1,8 +1,9 @@
 """Whole GRPO steps, ours against TRL's ``GRPOTrainer`` (``train_step_probe.py``; on demand).
 
 A smoke run: one step a side with a short warm start, checking that each side ran its steps and
-reported every part of the table. The numbers in docs/benchmarks.md come from the probe itself
-(``python tests/benchmarks/train_step_probe.py --steps N``); this test asserts no timing.
+reported every part of the table. The numbers in docs/benchmarks/training-steps.md come from the
+probe itself (``python tests/benchmarks/train_step_probe.py --steps N``); this test asserts no
+timing.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Verifier throughput: 256 jobs through ``VerifierPool`` (2 workers) beside the same verifier
-called in this process (see docs/benchmarks.md).
+called in this process (see docs/benchmarks/index.md).
 
 The job is a real one: the first task of the world whose code verifier says ``complete`` after
 its reference solution is replayed through ``ToolHost.call`` (final answer: the tool replies).

@@ -12,7 +12,8 @@ episodes per step (``--groups`` x ``--group-size``), the same turn limit and sam
 temperature, the same learning rate, and a supervised warm start of the same number of steps on
 the task's reference solution, each in its own chat format. Every side runs in a fresh process
 (``--side`` mode), one after the other, so peak memory (``ru_maxrss``) is its own; the parent
-prints the table and writes the JSON. What differs, and why, is in docs/benchmarks.md.
+prints the table and writes the JSON. What differs, and why, is in
+docs/benchmarks/training-steps.md.
 
 Sides:
 

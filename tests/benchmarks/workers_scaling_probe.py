@@ -7,7 +7,7 @@ a 2-core machine, the stand-in for more cores; skipped without the ``ray`` extra
 each actor relays to a worker process it starts, contained or not), 2 contained Ray actors and
 the contained default
 (``isolation="process"``: :func:`~awm_gym.envs.vector_env.contained_workers`). Every call is
-checked to have answered ``ok``. docs/benchmarks.md reports the table.
+checked to have answered ``ok``. docs/benchmarks/containment.md reports the table.
 
 Run: ``python tests/benchmarks/workers_scaling_probe.py [--sizes 16 64 256 1024] [--setups ...]``
 (prints a Markdown table; the cells say which runtime each setup got, so the same file run

@@ -66,7 +66,7 @@ def test_a_warm_start_lists_tools_without_mcp_code_or_executing_the_world(tmp_pa
 
 def test_loading_a_cached_catalogue_decodes_only_its_text_and_names(tmp_path: Path) -> None:
     """The schemas are decoded when first read: a list_tools reply over 1,000 worlds must not
-    pay for decoding every tool's schema (docs/benchmarks.md, "Scale")."""
+    pay for decoding every tool's schema (docs/benchmarks/scale.md, "Scale")."""
     built = Catalogue([], {}, "Available MCP Tools (0 tools):\n\u00e9")
     data = built.to_json()
     body_at = data.rindex(b"\n{")
