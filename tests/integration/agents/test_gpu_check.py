@@ -24,6 +24,7 @@ pytest.importorskip("peft")
 REPO = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.long_run  # the whole script's dry run: ~40 s (issue 44)
 def test_gpu_check_dry_run_passes(tmp_path: Path) -> None:
     results = tmp_path / "gpu_check.json"
     env = dict(os.environ, PYTHON=sys.executable)

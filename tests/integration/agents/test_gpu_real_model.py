@@ -66,6 +66,7 @@ def test_the_check_parts_call_names_what_is_missing(tmp_path: Path) -> None:
                                         json.loads(MANIFEST.read_text())["parts"]]
 
 
+@pytest.mark.long_run  # the whole script's dry run: ~100 s (issue 44)
 def test_gpu_real_model_dry_run_passes(tmp_path: Path) -> None:
     results = tmp_path / "gpu_real_model.json"
     env = dict(os.environ, PYTHON=sys.executable)

@@ -278,6 +278,7 @@ def vllm_server(tmp_path_factory: pytest.TempPathFactory,
         yield url, model
 
 
+@pytest.mark.long_run  # starts a vLLM server: ~110 s of the default suite (issue 44)
 def test_real_vllm_server_returns_the_ids_we_render(vllm_server):
     from transformers import AutoTokenizer
 

@@ -2,7 +2,7 @@
 tiny model: zero-shot, SFT and SFT + GRPO evaluations of train, val_tasks and val_worlds,
 greedy and sampled, through one vLLM engine synced in memory. SmolLM2 itself is the script's default
 (about an hour on 2 cores); here the local test model stands in so the plumbing, the table
-and the statistics are checked in the default suite.
+and the statistics are checked: a long run (``AWM_RUN_SLOW=1``, as CI sets it).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def model_dir(tmp_path_factory):
                                 TinyModelConfig.small()))
 
 
+@pytest.mark.long_run  # the real-model job end to end on a vLLM engine: ~30 s (issue 44)
 def test_the_job_reports_every_stage_on_every_subset(model_dir, tmp_path):
     out = tmp_path / "run"
     assert main(["--model.path", model_dir, "--run.out-dir", str(out),
