@@ -149,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                         "serve nothing")
     p.add_argument("--resume", action="store_true",
                    help="keep the entries an interrupted run of the same --name generated")
+    p.add_argument("--score-only", action="store_true",
+                   help="serve nothing: score the entries an interrupted run of the same --name "
+                        "generated (those among the first --limit)")
     p.add_argument("--name", default=None, help="row label and served model name")
     p.add_argument("--bfcl-python", default=str(REPO / "out/ood_eval/venv/bin/python"))
     p.add_argument("--out-dir", type=Path, default=None,
@@ -179,13 +182,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     model = args.model
     start = time.time()
-    if args.adapter is not None:
-        model = merge_adapter(args.adapter, args.model, out / "merged")
-    with serve(model, name, out / "vllm_server.log", args.max_model_len) as url:
-        serve_s = time.time() - start
-        resume = ["--resume"] if args.resume else []
-        got = _driver(args.bfcl_python, [*common, *resume], {**env, "OPENAI_BASE_URL": url,
-                                                "OPENAI_API_KEY": "local"}, out / "bfcl.log")
+    if args.score_only:
+        serve_s = 0.0
+        got = _driver(args.bfcl_python, [*common, "--score-only"], env, out / "bfcl_score.log")
+    else:
+        if args.adapter is not None:
+            model = merge_adapter(args.adapter, args.model, out / "merged")
+        with serve(model, name, out / "vllm_server.log", args.max_model_len) as url:
+            serve_s = time.time() - start
+            resume = ["--resume"] if args.resume else []
+            got = _driver(args.bfcl_python, [*common, *resume],
+                          {**env, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "local"},
+                          out / "bfcl.log")
     seconds = time.time() - start
     call_rate = got["call_replies"] / got["replies"] if got["replies"] else 0.0
     row = rate_row(name, got["correct"], got["entries"], call_rate, seconds)

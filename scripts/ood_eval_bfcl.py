@@ -96,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--resume", action="store_true",
                    help="keep the entries an earlier (interrupted) run generated; run the rest")
+    p.add_argument("--score-only", action="store_true",
+                   help="generate nothing: score the entries among the first --limit that an "
+                        "earlier (interrupted) run generated")
     p.add_argument("--check", action="store_true",
                    help="check the pieces (imports, registration, data, ids) without a server")
     args = p.parse_args(argv)
@@ -113,27 +116,34 @@ def main(argv: list[str] | None = None) -> int:
         assert len(load_ground_truth_entry(CATEGORY)) >= len(ids)
         print(json.dumps({"check": "ok", "ids": ids}))
         return 0
-    if not os.environ.get("OPENAI_BASE_URL"):
+    if not (args.score_only or os.environ.get("OPENAI_BASE_URL")):
         sys.exit("ood_eval_bfcl: set OPENAI_BASE_URL to the server's /v1 URL")
     (root / "test_case_ids_to_generate.json").write_text(json.dumps({CATEGORY: ids}))
-    for kept in ("score",) if args.resume else ("result", "score"):
+    keep_results = args.resume or args.score_only
+    for kept in ("score",) if keep_results else ("result", "score"):
         shutil.rmtree(root / kept / MODEL, ignore_errors=True)  # BFCL appends to old files
 
     from bfcl_eval._llm_response_generation import main as generation_main
     from bfcl_eval.eval_checker.eval_runner import main as evaluation_main
 
     start = time.time()
-    generation_main(SimpleNamespace(
-        model=[MODEL], test_category=[CATEGORY], temperature=args.temperature,
-        include_input_log=False, exclude_state_log=True, num_gpus=1, num_threads=1,
-        gpu_memory_utilization=0.9, backend="vllm", skip_server_setup=True,
-        local_model_path=None, result_dir=None, allow_overwrite=False, run_ids=True,
-        enable_lora=False, max_lora_rank=None, lora_modules=None))
+    if not args.score_only:
+        generation_main(SimpleNamespace(
+            model=[MODEL], test_category=[CATEGORY], temperature=args.temperature,
+            include_input_log=False, exclude_state_log=True, num_gpus=1, num_threads=1,
+            gpu_memory_utilization=0.9, backend="vllm", skip_server_setup=True,
+            local_model_path=None, result_dir=None, allow_overwrite=False, run_ids=True,
+            enable_lora=False, max_lora_rank=None, lora_modules=None))
     generate_s = time.time() - start
-    result_file = next((root / "result" / MODEL).rglob(f"*_{CATEGORY}_result.json"))
+    result_file = next((root / "result" / MODEL).rglob(f"*_{CATEGORY}_result.json"), None)
+    if result_file is None:
+        sys.exit(f"ood_eval_bfcl: no {CATEGORY} results under {root / 'result' / MODEL}")
     wanted = set(ids)  # a resumed run may hold entries of an earlier, longer --limit
-    result_file.write_text("".join(json.dumps(e) + "\n" for e in _read_jsonl(result_file)
-                                   if e["id"] in wanted))
+    kept_entries = [e for e in _read_jsonl(result_file) if e["id"] in wanted]
+    result_file.write_text("".join(json.dumps(e) + "\n" for e in kept_entries))
+    ids = [i for i in ids if i in {e["id"] for e in kept_entries}]  # those scored
+    if not ids:
+        sys.exit(f"ood_eval_bfcl: none of the first {args.limit} entries was generated yet")
     start = time.time()
     try:
         evaluation_main([MODEL], [CATEGORY], None, None, partial_eval=True)
