@@ -9,7 +9,10 @@
 #        second virtualenv on constraints/awm-validated.txt, VENV_VALIDATED=path to place it;
 #        AWM_RUN_OPENENV=1, as CI sets it, runs the OpenEnv tests again on today's `openenv`
 #        0.10 in a virtualenv of its own, VENV_OPENENV=path to place it; with it,
-#        AWM_RUN_INSPECT_VLLM=1 also runs `inspect eval` against a real vLLM server there)
+#        AWM_RUN_INSPECT_VLLM=1 also runs `inspect eval` against a real vLLM server there;
+#        AWM_TEST_WORKERS=N runs the main suite on N pytest-xdist workers, 2 by default (one
+#        per core of the 2-core machine CI runs on; 0 runs it in this process), each test file
+#        whole on one worker)
 # Runs on the newest versions the dependency ranges allow; the AWM-validated versions are an
 # opt-in run (docs/runtime.md, "Versions").
 set -euo pipefail
@@ -33,7 +36,7 @@ if [ "${AWM_SKIP_VLLM:-0}" != "1" ]; then
   # Nothing we run uses them (text models only), so they go (docs/runtime.md, "vLLM on CPU").
   "$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec triton
 fi
-"$VENV/bin/python" -m pytest -q "$@"
+"$VENV/bin/python" -m pytest -q -n "${AWM_TEST_WORKERS:-2}" --dist loadfile "$@"
 if [ "${AWM_RUN_VALIDATED:-0}" = "1" ]; then
   # AWM fidelity live: the tool layer's tests again in a second virtualenv on the versions AWM's
   # generated code was validated against (mcp 1.x, where fastapi_mcp 0.4.0 itself runs and the
