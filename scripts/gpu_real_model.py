@@ -78,7 +78,8 @@ GPU_ARGS = (
 transformers sampler, the compact catalogue (signatures: affordable on a GPU), two turns of
 history, observations cut at 400 characters, 6 turns, 6 SFT epochs over every oracle action,
 12 GRPO steps of 2 groups x 8 episodes. Sized for under 10 minutes on one H200 with the TRL
-comparison (the transformers sampler costs ~35 ms a decoding step there, docs/training.md 8)."""
+comparison (the transformers sampler costs ~35 ms a decoding step there,
+docs/benchmarks/training-runs.md, "GPU check")."""
 
 DRY_RUN_ARGS = (
     "--rollout.backend", "hf", "--model.dtype", "float32", "--run.device", "cpu",

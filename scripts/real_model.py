@@ -79,12 +79,12 @@ for 8 epochs (batch 2: 22 optimizer steps an epoch; after 3 the tool names and i
 wrong when teacher-forced), 4 GRPO steps of 2 x 4 with forward/backward passes of at most
 4,096 tokens (with 16,384, the default, the job grew to 23.6 GB in GRPO step 2 and the
 kernel's OOM killer ended it), LoRA r=16 for SFT and GRPO alike, and two
-sampled episodes per task in the sampled evaluations (docs/training.md 8.1)."""
+sampled episodes per task in the sampled evaluations (docs/benchmarks/training-runs.md 8.1)."""
 
 MAX_ORACLE_TURNS = 4
 """The training subset: the split's train tasks whose oracle episode succeeds within this
 many turns (``--train-max-oracle-turns``; 0 keeps every train task). Chosen from the oracle's
-turns alone (docs/training.md 8.1), never from the held-out subsets."""
+turns alone (docs/benchmarks/training-runs.md 8.1), never from the held-out subsets."""
 
 STAGES = ("zero-shot", "sft", "sft+grpo")
 

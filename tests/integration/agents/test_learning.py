@@ -33,9 +33,10 @@ MIN_GAIN = 0.10
 configuration and code (2026-11-27, docs/training.md section 7): seed 0 +0.25 (0.234 ->
 0.484), seed 1 +0.61 (0.312 -> 0.922), seed 2 +0.22 (0.625 -> 0.844); earlier code versions
 gave +0.16 to +0.71. The same seed prints another line on a host whose CPU kernels differ
-(seed 0 +0.53, 0.438 -> 0.969, on 2026-11-28; docs/training.md section 6, "Why the line
-differs"): the thresholds are set to hold on both. The difference of two 64-episode rates has a standard error of about
-0.08, so 0.10 sits more than one standard error below the smallest measured gain."""
+(seed 0 +0.53, 0.438 -> 0.969, on 2026-11-28; docs/benchmarks/training-runs.md section 6, "Why
+the line differs"): the thresholds are set to hold on both. The difference of two 64-episode
+rates has a standard error of about 0.08, so 0.10 sits more than one standard error below the
+smallest measured gain."""
 MAX_P = 0.01
 """The gain pooled over the seeds (128 episodes before, 128 after) must be significant at this
 level (pooled two-proportion z-test, :func:`agents.evaluate.two_proportion_p`): a real rise,
