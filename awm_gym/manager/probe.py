@@ -179,7 +179,8 @@ class ProbeFailure:
 def probe_read_tools(host: Any, template: bytes, clock: FrozenClock, timeout_s: float
                      ) -> tuple[int, list[ProbeFailure]]:
     """Call every ``GET`` tool of ``host`` (a :class:`~awm_gym.tools.host.ToolHost`) once with
-    :func:`draw_arguments`, each on a fresh copy of ``template``.
+    :func:`draw_arguments`, each on a fresh connection holding ``template`` (what one
+    handler leaves on its connection, TEMP schema included, reaches no other probe).
 
     Returns:
         ``(tools probed, failures)``.
@@ -194,7 +195,10 @@ def probe_read_tools(host: Any, template: bytes, clock: FrozenClock, timeout_s: 
             arguments = draw_arguments(tool, seeds)
             if arguments is None:
                 continue
-            slot.conn.deserialize(template)
+            # a fresh connection per probe, as an env's reset opens one: a TEMP trigger or a
+            # PRAGMA an earlier handler left on the connection must not reach this probe
+            old, slot.conn = slot.conn, open_database(template, clock)
+            old.close()
             result = host.call(slot, tool.name, arguments, timeout_s=timeout_s)
             probed += 1
             if result.outcome in (ToolOutcome.CRASH, ToolOutcome.TIMEOUT):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -273,3 +274,24 @@ def test_cli_list_shows_a_world_set(tiny_path: str) -> None:
         "AWM/notes_app-v0\t3 tasks\tNotes App",
         f"AWM/mix-v0\t8 tasks\tall 3 worlds in one env (gym.make_vec('AWM/mix-v0', "
         f"world_set={tiny_path!r}))"]
+
+
+def test_a_temp_table_one_probe_leaves_reaches_no_later_probe(copy_world_set: Any,
+                                                              tiny_path: str,
+                                                              tmp_path: Path) -> None:
+    # list_notebooks (probed first) leaves, as it returns, a TEMP table that shadows `notes` on its connection;
+    # a later probe reusing that connection (deserialize replaces only `main`) read it and
+    # get_note failed (issue 42, class 5): each probe now gets a fresh connection
+    def edit(file: str, row: dict[str, Any]) -> None:
+        if file == "gen_envs.jsonl" and row["scenario"] == "Notes App":
+            row["full_code"] = row["full_code"].replace(
+                "    session.close()\n    return NotebookListResponse(",
+                "    from sqlalchemy import text\n"
+                "    session.execute(text('CREATE TEMP TABLE IF NOT EXISTS notes (id INTEGER)'))\n"
+                "    session.close()\n    return NotebookListResponse(", 1)
+    root = copy_world_set(tiny_path, tmp_path / "temp", edit)
+    [report] = check_world(str(root), worlds=["notes_app"],
+                           config=dataclasses.replace(FAST, isolation="none"))
+    assert report.tools_probed >= 3
+    failed = [f.tool for f in report.all_findings if f.kind == "tool_fails_on_seed_arguments"]
+    assert failed == [], report.summary(verbose=True)
