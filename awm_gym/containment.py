@@ -443,6 +443,12 @@ _SELF_ONLY = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_set
               "sched_setattr", "migrate_pages", "move_pages")
 """Their first argument is a pid: 0 (or the process's own pid) only."""
 _HOST_NAMES = ("sethostname", "setdomainname")
+_ANONYMOUS_MEMORY_FILES = ("memfd_create", "memfd_secret")
+"""Files in host memory that no quota holds (``RLIMIT_AS`` counts only what is mapped, the
+scratch tmpfs only what is under it): refused with ENOSYS, which libraries take as an old
+kernel and fall back from."""
+_KERNEL_INTERFACES = ("bpf", "perf_event_open", "userfaultfd")
+"""Kernel interfaces no tool handler needs and exploits reach for."""
 _MOUNTS = ("mount", "umount2", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
            "fspick", "mount_setattr", "pivot_root", "chroot")
 
@@ -450,11 +456,13 @@ _MOUNTS = ("mount", "umount2", "open_tree", "move_mount", "fsopen", "fsconfig", 
 def _process_rules(me: int) -> list[Any]:
     """Every contained process (all run as its caller's uid, which is all the kernel asks to
     act on another process of that uid): no io_uring or AIO, no keyring calls, no calls that
-    read, change or reschedule another process, no new host or domain name."""
+    read, change or reschedule another process, no new host or domain name, no memory file
+    outside the quota, no bpf, perf events or userfaultfd."""
     k = _kernel
     own = (0, me)
     rules = [k.SyscallRule(name, k.deny()) for name in (*_QUEUES, *_KEYS, *_OTHER_PROCESSES,
-                                                        *_HOST_NAMES)]
+                                                        *_HOST_NAMES, *_KERNEL_INTERFACES)]
+    rules += [k.SyscallRule(name, k.deny(errno.ENOSYS)) for name in _ANONYMOUS_MEMORY_FILES]
     rules += [k.SyscallRule(name, k.ALLOW, arg=0, values=own, otherwise=k.deny())
               for name in _SELF_ONLY]
     # setpriority(PRIO_PROCESS=0, who) and ioprio_set(IOPRIO_WHO_PROCESS=1, who): itself
@@ -476,7 +484,7 @@ def _restrict_syscalls(policy: ContainmentPolicy, report: ContainmentReport) -> 
     scoped = report.active.get("landlock", "").startswith("abi") and _kernel.landlock_abi() >= 6
     rules, blocked = _signal_rules(policy, scoped), ["signals"]
     rules += _process_rules(os.getpid())
-    blocked += ["io_uring", "keys", "others' processes"]
+    blocked += ["io_uring", "keys", "others' processes", "memfd", "bpf+perf+userfaultfd"]
     if policy.blocks_processes:
         rules += [k.SyscallRule(name, k.deny()) for name in (
             "execve", "execveat", "fork", "vfork", "unshare", "setns", *_MOUNTS)]

@@ -3,7 +3,8 @@
 :mod:`awm_gym.containment` uses these on Linux (x86_64 and aarch64) so that a plain
 ``pip install awm-gym`` contains world code: a Landlock ruleset (files, and signal scoping from
 ABI 6 on), a hand-written seccomp BPF filter (processes, network, signals to other
-processes, io_uring, keyrings, other processes' limits and scheduling), the scratch and
+processes, io_uring, keyrings, other processes' limits and scheduling, memory files outside
+the quota, bpf, perf events, userfaultfd), the scratch and
 ``/dev/shm`` tmpfs in namespaces of the process's own, and a fresh session keyring. Standard
 library only: the verifier worker loads this file by path.
 
@@ -48,7 +49,8 @@ _ARCHES = {  # machine -> (AUDIT_ARCH_*, syscall numbers)
                             "migrate_pages": 256, "move_pages": 279, "ptrace": 101,
                             "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
                             "pidfd_getfd": 438, "process_madvise": 440, "sethostname": 170,
-                            "setdomainname": 171}),
+                            "setdomainname": 171, "memfd_create": 319, "memfd_secret": 447,
+                            "bpf": 321, "perf_event_open": 298, "userfaultfd": 323}),
     "aarch64": (0xC00000B7, {"kill": 129, "tkill": 130, "tgkill": 131,
                              "pidfd_send_signal": 424, "rt_sigqueueinfo": 138,
                              "rt_tgsigqueueinfo": 240, "pidfd_open": 434, "execve": 221,
@@ -65,7 +67,8 @@ _ARCHES = {  # machine -> (AUDIT_ARCH_*, syscall numbers)
                              "migrate_pages": 238, "move_pages": 239, "ptrace": 117,
                              "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272,
                              "pidfd_getfd": 438, "process_madvise": 440, "sethostname": 161,
-                             "setdomainname": 162}),
+                             "setdomainname": 162, "memfd_create": 279, "memfd_secret": 447,
+                             "bpf": 280, "perf_event_open": 241, "userfaultfd": 282}),
 }
 _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446  # same on every arch
 _SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 0x1, 0x2

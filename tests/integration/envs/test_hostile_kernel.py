@@ -203,3 +203,20 @@ def test_a_verifier_cannot_rename_the_host_in_process(tmp_path: Path) -> None:
             _libc.setdomainname(before.encode(), len(before))
     assert terminated[0] and info["verifier_label"][0] == "complete", info
     assert after == before
+
+
+def test_a_handler_cannot_hold_host_memory_in_a_memory_file(envs) -> None:  # noqa: ANN001
+    """Before: ``memfd_create`` gave a handler a file in host memory that neither
+    ``RLIMIT_AS`` (nothing mapped) nor the scratch quota (no path) holds: 64 MB stayed held
+    across calls under a 4 MB quota. Judged from outside: the worker's descriptors."""
+    obs, outcome = _step(envs, call("hold_memfd", megabytes=64))
+    assert json.loads(obs)["result"].startswith("0 MB OSError errno 38"), obs
+    fds = Path(f"/proc/{_worker(envs).proc.pid}/fd")
+    assert not [p for p in fds.iterdir() if "memfd:" in os.readlink(p)]
+
+
+def test_a_handler_cannot_reach_bpf_perf_events_or_userfaultfd(envs) -> None:  # noqa: ANN001
+    """bpf, perf_event_open and userfaultfd: refused by the filter (EPERM, -1 each), whatever
+    the host's sysctls would allow."""
+    obs, outcome = _step(envs, call("kernel_interfaces"))
+    assert json.loads(obs)["result"] == "-1/1 -1/1 -1/1", obs
