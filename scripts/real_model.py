@@ -53,8 +53,8 @@ from awm_gym.worlds import Split, Subset
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["REAL_MODEL_ARGS", "MAX_ORACLE_TURNS", "EvalRow", "run_real_model", "rows_table",
-           "real_model_config", "short_train_split", "main"]
+__all__ = ["REAL_MODEL_ARGS", "MAX_ORACLE_TURNS", "EvalRow", "eval_policies", "run_real_model",
+           "rows_table", "real_model_config", "short_train_split", "main"]
 
 REAL_MODEL_ARGS = (
     "--rollout.worlds", "none", "--split.val-worlds", "0.2", "--split.val-tasks", "0.2",
@@ -148,27 +148,34 @@ def rows_table(rows: list[EvalRow]) -> str:
     return "\n".join(lines)
 
 
+def eval_policies(cfg: TrainConfig, backend: Any, tokenizer: Any, context_length: int
+                  ) -> dict[str, Any]:
+    """The evaluation's two policies on ``backend``: ``"greedy"`` (temperature 0) and
+    ``"sampled"`` (``cfg.eval.temperature``), both in the run's chat format."""
+    from agents.chat_format import ChatRenderer
+    from agents.policies.chat_policy import ChatPolicy
+    from agents.policies.sampling import SamplingConfig
+
+    def policy(temperature: float, name: str) -> Any:
+        sampling = SamplingConfig(temperature=temperature,
+                                  max_new_tokens=cfg.sampling.max_new_tokens,
+                                  max_prompt_tokens=cfg.sampling.max_prompt_tokens)
+        return ChatPolicy(backend, cfg.chat, sampling,
+                          ChatRenderer(tokenizer, cfg.chat.chat_template_kwargs),
+                          context_length, name=name)
+
+    return {"greedy": policy(0.0, "greedy"), "sampled": policy(cfg.eval.temperature, "sampled")}
+
+
 class _Evaluator:
     """Runs the greedy and the sampled evaluation of the current weights on every subset."""
 
     def __init__(self, cfg: TrainConfig, backend: Any, tokenizer: Any, context_length: int,
                  envs: dict[str, Any]) -> None:
-        from agents.chat_format import ChatRenderer
-        from agents.policies.chat_policy import ChatPolicy
-        from agents.policies.sampling import SamplingConfig
-
-        def policy(temperature: float, name: str) -> Any:
-            sampling = SamplingConfig(temperature=temperature,
-                                      max_new_tokens=cfg.sampling.max_new_tokens,
-                                      max_prompt_tokens=cfg.sampling.max_prompt_tokens)
-            return ChatPolicy(backend, cfg.chat, sampling,
-                              ChatRenderer(tokenizer, cfg.chat.chat_template_kwargs),
-                              context_length, name=name)
-
+        policies = eval_policies(cfg, backend, tokenizer, context_length)
         self.cfg = cfg
         self.envs = envs
-        self.greedy = policy(0.0, "greedy")
-        self.sampled = policy(cfg.eval.temperature, "sampled")
+        self.greedy, self.sampled = policies["greedy"], policies["sampled"]
 
     def run(self, stage: str, console: IO[str]) -> list[EvalRow]:
         rows: list[EvalRow] = []
