@@ -4,12 +4,15 @@
 on :mod:`awm_gym.envs.shard_worker`), sends it pickled requests and reads its answers as checked
 JSON frames (:mod:`awm_gym.envs.wire`), each preceded by the ``progress`` frames that name the
 instance about to run. World code can write to the reply descriptor, so every frame is held to
-the request it answers (:class:`~awm_gym.envs.reply_bounds.ReplyBounds`: positions, order,
-sizes, an overall time that no frame extends) and a frame that breaks them counts as the
-worker's death; so does a request that cannot be written (the worker died between requests, or
-stopped reading them). :class:`~awm_gym.envs.shards.ShardedRuntime` drives it on this machine;
-a Ray actor (:mod:`awm_gym.envs.ray_shards`) drives one on its node and relays the answer frame
-undecoded (:meth:`ProcessShard.reply_frame`), which the caller checks with
+the request it answers: it must carry the random id the request was sent with (world code
+that does not read it from the worker's memory cannot write a frame the caller takes, and the
+worker's answer to an earlier request is never read as this one's), and the request's
+:class:`~awm_gym.envs.reply_bounds.ReplyBounds` (positions, order, sizes, an overall time that
+no frame extends); a frame that breaks them counts as the worker's death; so does a request
+that cannot be written (the worker died between requests, or stopped reading them).
+:class:`~awm_gym.envs.shards.ShardedRuntime` drives it on this machine; a Ray actor
+(:mod:`awm_gym.envs.ray_shards`) drives one on its node and relays the answer frame undecoded
+(:meth:`ProcessShard.reply_frame`, which checks the id), which the caller checks with
 :func:`decode_final_frame`. :class:`StepDeadlines` is the deadline of each action (set by each
 admitted progress frame, within the request's overall budget) and remembers which instance was
 running when a worker died or hung.
@@ -18,6 +21,7 @@ running when a worker died or hung.
 from __future__ import annotations
 
 import os
+import secrets
 import select
 import subprocess
 import time
@@ -66,6 +70,7 @@ class ProcessShard:
         self.worker: WorkerProcess | None = None
         self._kind = ""
         self._bounds: ReplyBounds | None = None  # of the request in flight
+        self._request_id = 0  # of the request in flight: every frame of its reply carries it
         self._sent_at = 0.0
         self._unsent: BaseException | None = None  # why the request in flight was not written
         self.start()
@@ -93,14 +98,16 @@ class ProcessShard:
         return self.reply(time.monotonic() + 600)
 
     def request(self, message: Any) -> None:
-        """Send ``message``; a worker that cannot take it (dead, or not reading within one
-        action's time) makes the reply raise :class:`WorkerGone`, never this call."""
+        """Send ``message`` with a new random id (never 0), which every frame of its reply must
+        carry; a worker that cannot take it (dead, or not reading within one action's time)
+        makes the reply raise :class:`WorkerGone`, never this call."""
         self._kind = message[0]
         self._bounds = ReplyBounds.for_request(message, self.spec[2], len(self.spec[1]))
+        self._request_id = secrets.randbelow(2**64 - 1) + 1
         self._sent_at = time.monotonic()
         self._unsent = None
         try:
-            self._write(encode_message(message))
+            self._write(encode_message((self._request_id, message)))
         except (OSError, ValueError, TimeoutError) as e:  # a closed or full pipe
             self._unsent = e
 
@@ -121,8 +128,8 @@ class ProcessShard:
         """The worker's answer; each ``progress`` frame before it sets the deadline to
         ``on_progress(pos)``, never past the request's overall budget
         (:class:`~awm_gym.envs.reply_bounds.ReplyBounds`). A frame that is not what the
-        request allows is a :class:`~awm_gym.envs.wire.ProtocolError` (an ``EOFError``: the
-        worker counts as dead)."""
+        request allows, or does not carry its id, is a :class:`~awm_gym.envs.wire.ProtocolError`
+        (an ``EOFError``: the worker counts as dead)."""
         return decode_final_frame(self._kind, self.reply_frame(deadline, on_progress))
 
     def reply_frame(self, deadline: float,
@@ -157,8 +164,12 @@ class ProcessShard:
                    else float("inf"))  # no frame extends it
         deadline = min(deadline, overall)
         while True:
-            header = wire.read_exactly(replies, wire.HEADER.size, deadline)
-            json_size, blob_size = wire.HEADER.unpack(header)
+            header = wire.read_exactly(replies, wire.REPLY_HEADER.size, deadline)
+            json_size, blob_size, request_id = wire.REPLY_HEADER.unpack(header)
+            if request_id != self._request_id:  # forged blind, or an earlier request's answer
+                raise wire.ProtocolError(
+                    f"a frame in reply to a {self._kind!r} request carries another request's "
+                    "id; the worker is treated as dead")
             bounds.check_sizes(json_size, blob_size)  # before reading a byte of the body
             body = wire.read_exactly(replies, json_size + blob_size, deadline)
             if not body.startswith(_PROGRESS):  # the answer: decoded by whoever uses it
@@ -175,7 +186,7 @@ class ProcessShard:
     def close(self) -> None:
         if self.worker is not None:
             try:
-                send_message(self.worker.requests, ("close",))
+                send_message(self.worker.requests, (0, ("close",)))
                 self.worker.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 pass
@@ -188,14 +199,16 @@ _PROGRESS = b'["progress",'
 
 def decode_final_frame(kind: str, frame: bytes) -> Any:
     """The payload of the answer ``frame`` to a request of ``kind`` (header and body, checked
-    by :func:`awm_gym.envs.wire.decode_reply`); an ``error`` answer is raised, and a frame that
-    is not an answer is a :class:`~awm_gym.envs.wire.ProtocolError`."""
-    if len(frame) < wire.HEADER.size:
+    by :func:`awm_gym.envs.wire.decode_reply`; its request id was checked by its reader,
+    :meth:`ProcessShard.reply_frame`); an ``error`` answer is raised, and a frame that is not an
+    answer is a :class:`~awm_gym.envs.wire.ProtocolError`."""
+    size = wire.REPLY_HEADER.size
+    if len(frame) < size:
         raise wire.ProtocolError(f"a reply to {kind!r} is not a frame")
-    json_size, blob_size = wire.HEADER.unpack(frame[:wire.HEADER.size])
-    if json_size > wire.MAX_JSON_BYTES or wire.HEADER.size + json_size + blob_size != len(frame):
+    json_size, blob_size, _ = wire.REPLY_HEADER.unpack(frame[:size])
+    if json_size > wire.MAX_JSON_BYTES or size + json_size + blob_size != len(frame):
         raise wire.ProtocolError(f"a reply to {kind!r}: the frame's sizes do not add up")
-    status, payload = wire.decode_reply(kind, frame[wire.HEADER.size:], json_size, blob_size)
+    status, payload = wire.decode_reply(kind, frame[size:], json_size, blob_size)
     if status == "error":
         raise payload
     if status != "ok":

@@ -3,8 +3,9 @@
 :class:`ShardWorker` holds one :class:`~awm_gym.envs.runtime.WorldRuntime` and turns each request
 tuple into one call of it. A local shard worker (:mod:`awm_gym.envs.shards`) runs it in a process
 started with ``python -I`` (:class:`~awm_gym.envs.worker_process.WorkerProcess`): requests
-arrive as length-prefixed pickles on one inherited descriptor, replies leave as checked JSON
-frames (:mod:`awm_gym.envs.wire`) on another; stdin is ``/dev/null`` and stdout/stderr go to a
+arrive as length-prefixed pickles on one inherited descriptor, each with the id its caller
+chose, replies leave as checked JSON frames (:mod:`awm_gym.envs.wire`) carrying that id on
+another; stdin is ``/dev/null`` and stdout/stderr go to a
 log file in the worker's scratch directory, so nothing world code prints reaches the caller's
 reader. A Ray actor (:mod:`awm_gym.envs.ray_shards`) starts the same process on its node and
 relays its frames (since issue 31 nothing of a world runs in a Ray process). A contained worker
@@ -302,20 +303,22 @@ class ShardWorker:
 
 
 def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
-    """Worker process main loop: a :class:`ShardWorker` answering requests (pickles on
-    ``request_fd``) with JSON frames on ``reply_fd`` until 'close' or EOF."""
+    """Worker process main loop: a :class:`ShardWorker` answering requests (pickles of
+    ``(request id, request)`` on ``request_fd``) with JSON frames on ``reply_fd``, each
+    carrying the id of the request it answers (:data:`~awm_gym.envs.wire.REPLY_HEADER`), until
+    'close' or EOF."""
     requests, replies = open_worker_streams(request_fd, reply_fd)
     worker = ShardWorker(scratch=scratch, shm=shm)
-    kind = ""
+    kind, request_id = "", 0
 
     def report(pos: int) -> None:
-        replies.write(wire.encode_reply(kind, "progress", pos))
+        replies.write(wire.encode_reply(kind, "progress", pos, request_id))
 
     while True:
         if worker.leftovers is not None:
             worker.leftovers.idle()
         try:
-            message = receive_message(requests)
+            request_id, message = receive_message(requests)
         except EOFError:
             break
         if message[0] == "close":
@@ -325,10 +328,10 @@ def _serve(request_fd: int, reply_fd: int, scratch: str, shm: str) -> None:
         kind = message[0]
         status, payload = worker.handle(message, report)
         try:
-            frame = wire.encode_reply(kind, status, payload)
+            frame = wire.encode_reply(kind, status, payload, request_id)
         except (TypeError, ValueError, RecursionError) as e:  # a reply JSON cannot carry
             frame = wire.encode_reply(kind, "error", EnvUsageError(
-                f"the worker's reply to {kind!r} cannot be sent ({e})"))
+                f"the worker's reply to {kind!r} cannot be sent ({e})"), request_id)
         replies.write(frame)
     worker.close()
 

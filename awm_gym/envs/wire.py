@@ -2,23 +2,29 @@
 
 A shard worker runs world code, so anything it sends may be forged; the caller must be able to
 read it without running code. A reply is one frame on the worker's reply descriptor (not
-stdout: world code prints there): an 8-byte header (JSON length, blob length), a JSON array
-``[status, payload]`` and, for the byte replies (``snapshot``, ``template``), the raw bytes.
-:func:`decode_reply` checks the frame against the shape the request asked for and raises
-:class:`ProtocolError` otherwise; an exception from the worker comes back as its class name
-and message and is rebuilt only as one of a fixed set of classes.
+stdout: world code prints there): a 16-byte header (:data:`REPLY_HEADER`: JSON length, blob
+length, the request's id), a JSON array ``[status, payload]`` and, for the byte replies
+(``snapshot``, ``template``), the raw bytes. The caller sends each request with a random
+64-bit id and the worker writes it into every frame it writes for that request, so the caller
+refuses a frame that world code wrote without knowing the id, and a frame of an earlier
+request (the worker's own answer, left unread because world code wrote one before it that
+knew the id). :func:`decode_reply` checks the frame against the shape the request asked for
+and raises :class:`ProtocolError` otherwise; an exception from the worker comes back as its
+class name and message and is rebuilt only as one of a fixed set of classes.
 
 A step reply sends each distinct observation once, and a ``list_tools`` observation not at all:
 the worker marks it as a :class:`CatalogueRef` (the world's name) and the caller, which reads
 the same catalogue cache, puts the text back (:class:`~awm_gym.envs.shards.ShardedRuntime`
 accepts only its own worlds' names there).
 
-Requests (caller -> worker) are pickles: the worker trusts its caller, not the reverse.
+Requests (caller -> worker) are pickles of ``(request id, request)``: the worker trusts its
+caller, not the reverse.
 
 Example:
-    >>> frame = encode_reply("lost_turn", "ok", [True, False])
-    >>> decode_reply("lost_turn", frame[HEADER.size:], *HEADER.unpack(frame[:HEADER.size]))
-    ('ok', [True, False])
+    >>> frame = encode_reply("lost_turn", "ok", [True, False], request_id=7)
+    >>> json_size, blob_size, request_id = REPLY_HEADER.unpack(frame[:REPLY_HEADER.size])
+    >>> request_id, decode_reply("lost_turn", frame[REPLY_HEADER.size:], json_size, blob_size)
+    (7, ('ok', [True, False]))
 """
 
 from __future__ import annotations
@@ -35,11 +41,15 @@ from awm_gym import errors
 from awm_gym.boundary import Failure, best_effort, capture
 from awm_gym.envs.protocol import StepOutcome
 
-__all__ = ["HEADER", "MAX_JSON_BYTES", "MAX_BLOB_BYTES", "CatalogueRef", "ProtocolError",
-           "decode_reply", "encode_json_frame", "encode_reply", "read_exactly",
+__all__ = ["HEADER", "REPLY_HEADER", "MAX_JSON_BYTES", "MAX_BLOB_BYTES", "CatalogueRef",
+           "ProtocolError", "decode_reply", "encode_json_frame", "encode_reply", "read_exactly",
            "read_json_frame"]
 
 HEADER = struct.Struct("!II")
+"""A JSON frame's header (:func:`encode_json_frame`): JSON length, blob length."""
+REPLY_HEADER = struct.Struct("!IIQ")
+"""A shard worker's reply frame's header (:func:`encode_reply`): JSON length, blob length, and
+the id of the request it answers (never 0: a frame that carries 0 answers no request)."""
 MAX_JSON_BYTES = 256 * 2**20
 MAX_BLOB_BYTES = 2**32 - 1
 _BLOB_KINDS = ("snapshot", "template")
@@ -62,9 +72,9 @@ class CatalogueRef:
     world: str
 
 
-def encode_reply(kind: str, status: str, payload: Any) -> bytes:
-    """One frame: the reply to a request of ``kind`` (``status`` ``ok``, ``error`` with an
-    exception payload, or ``progress`` with a batch position)."""
+def encode_reply(kind: str, status: str, payload: Any, request_id: int = 0) -> bytes:
+    """One frame: the reply to the request ``request_id`` of ``kind`` (``status`` ``ok``,
+    ``error`` with an exception payload, or ``progress`` with a batch position)."""
     blob = b""
     if status == "error":
         payload = [type(payload).__name__, _message(payload)]
@@ -74,7 +84,7 @@ def encode_reply(kind: str, status: str, payload: Any) -> bytes:
         payload = _step_rows(payload)
     body = json.dumps([status, payload], ensure_ascii=False, separators=(",", ":"),
                       default=_fallback).encode("utf-8", "surrogatepass")
-    return HEADER.pack(len(body), len(blob)) + body + blob
+    return REPLY_HEADER.pack(len(body), len(blob), request_id) + body + blob
 
 
 def _step_rows(outcomes: Any) -> list[Any]:

@@ -137,8 +137,8 @@ def child(spec_path: str, started: float) -> dict:
         start = time.perf_counter()
         frame = wire.encode_reply("step", "ok", batch)
         encoded = time.perf_counter()
-        sizes = wire.HEADER.unpack(frame[:wire.HEADER.size])
-        wire.decode_reply("step", frame[wire.HEADER.size:], *sizes)
+        json_size, blob_size, _ = wire.REPLY_HEADER.unpack(frame[:wire.REPLY_HEADER.size])
+        wire.decode_reply("step", frame[wire.REPLY_HEADER.size:], json_size, blob_size)
         t[f"step_reply_{label}_bytes"] = len(frame)
         t[f"step_reply_{label}_encode_s"] = encoded - start
         t[f"step_reply_{label}_decode_s"] = time.perf_counter() - encoded

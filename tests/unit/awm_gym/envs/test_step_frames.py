@@ -9,16 +9,23 @@ import json
 import pytest
 
 from awm_gym.envs.protocol import StepOutcome
-from awm_gym.envs.wire import HEADER, CatalogueRef, ProtocolError, decode_reply, encode_reply
+from awm_gym.envs.wire import (
+    REPLY_HEADER,
+    CatalogueRef,
+    ProtocolError,
+    decode_reply,
+    encode_reply,
+)
 
 
 def _decode(frame: bytes) -> tuple[str, object]:
-    return decode_reply("step", frame[HEADER.size:], *HEADER.unpack(frame[:HEADER.size]))
+    json_size, blob_size, _ = REPLY_HEADER.unpack(frame[:REPLY_HEADER.size])
+    return decode_reply("step", frame[REPLY_HEADER.size:], json_size, blob_size)
 
 
 def _forged(payload: object) -> bytes:
     body = json.dumps(["ok", payload]).encode()
-    return HEADER.pack(len(body), 0) + body
+    return REPLY_HEADER.pack(len(body), 0, 0) + body
 
 
 def test_a_step_reply_round_trips() -> None:
@@ -43,7 +50,7 @@ def test_a_catalogue_travels_as_its_worlds_name() -> None:
                 StepOutcome(CatalogueRef("gmail"), 0.0, False, False, {"world": "gmail"}),
                 StepOutcome(CatalogueRef("spotify"), 0.0, False, False, {"world": "spotify"})]
     frame = encode_reply("step", "ok", outcomes)
-    assert json.loads(frame[HEADER.size:])[1][2] == ["spotify", "gmail"]  # each name once
+    assert json.loads(frame[REPLY_HEADER.size:])[1][2] == ["spotify", "gmail"]  # each name once
     assert _decode(frame) == ("ok", outcomes)
 
 
