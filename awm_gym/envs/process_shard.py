@@ -15,7 +15,8 @@ that cannot be written (the worker died between requests, or stopped reading the
 (:meth:`ProcessShard.reply_frame`, which checks the id), which the caller checks with
 :func:`decode_final_frame`. :class:`StepDeadlines` is the deadline of each action (set by each
 admitted progress frame, within the request's overall budget) and remembers which instance was
-running when a worker died or hung.
+running when a worker died or hung, and whether other world code ran before it in that request
+(then the progress frame naming it may be forged).
 """
 
 from __future__ import annotations
@@ -225,11 +226,14 @@ class StepDeadlines:
         self.config = config
         self.running: int | None = None
         self.last_action: int | None = None  # the last batch position that ran a tool call
+        self.reported: list[int] = []
+        """Every position told, in order (a Ray actor sends them on to its caller)."""
 
     def __call__(self, pos: int) -> float:
         self.running = pos
         if pos >= 0:
             self.last_action = pos
+        self.reported.append(pos)
         return self.deadline_for(pos)
 
     @property
@@ -239,6 +243,16 @@ class StepDeadlines:
         action that ran; :data:`~awm_gym.envs.runtime.LOADING` while loading a world; None
         before any."""
         return self.last_action if self.running == VERIFYING else self.running
+
+    @property
+    def may_be_forged(self) -> bool:
+        """Whether the frame naming :attr:`culprit` (a batch position) may be world code's:
+        other world code (an earlier action's, a world's loading) ran before it in this
+        request. The first frame of a request is the worker's own (no world code of the request
+        runs before it), and frames name positions in increasing order, so world code can only
+        name a position later than its own."""
+        culprit = self.culprit
+        return culprit is not None and culprit >= 0 and self.reported.index(culprit) > 0
 
     def deadline_for(self, pos: int) -> float:
         return time.monotonic() + phase_s(self.config, pos)

@@ -13,11 +13,12 @@ and then collects the replies.
 
 The actor reads its worker's progress frames and keeps the same per-action deadlines as the
 caller of a local worker (``tool_timeout_s + 5`` s per action): a worker that dies or hangs is
-killed by the actor, which answers with the reason and the batch position that was running, so
-the culprit is named and the shard's other episodes are rebuilt by replay, as with local
-workers. Only an actor that itself dies (its process killed, its node lost) names no culprit:
-the instances it was stepping end truncated with ``info["worker_error"]``, its other live
-instances get the same outcome when next stepped. Replies are :mod:`awm_gym.envs.wire` frames
+killed by the actor, which answers with the reason and the batch positions its worker reported,
+so the culprit is named (and confirmed where its naming may be forged) and the shard's other
+episodes are rebuilt by replay, as with local workers. Only an actor that itself dies (its
+process killed, its node lost) names no culprit: the instances it was stepping end truncated
+with ``info["worker_error"]``, its other live instances get the same outcome when next
+stepped. Replies are :mod:`awm_gym.envs.wire` frames
 the caller checks; the actor forwards the answer's frame undecoded.
 
 Example:
@@ -87,10 +88,13 @@ def check_capacity(num_actors: int) -> None:
             "for a local cluster).")
 
 
-_Fault = tuple[str, int | None]
+_Fault = tuple[str, list[int]]
 """The actor's answer when its worker died, hung or broke the reply protocol: ``(the reason,
-the batch position to blame, or None)`` (:func:`~awm_gym.envs.process_shard.failure_reason`,
-:attr:`~awm_gym.envs.process_shard.StepDeadlines.culprit`)."""
+the progress positions it admitted, in order)``
+(:func:`~awm_gym.envs.process_shard.failure_reason`,
+:attr:`~awm_gym.envs.process_shard.StepDeadlines.reported`: the caller's own
+:class:`~awm_gym.envs.process_shard.StepDeadlines` is told them again, so it names the same
+culprit and knows whether that naming may be forged)."""
 
 _DEADLINE_S = 600.0
 """The actor's limit for a request other than a step or a tool call (an init included); the
@@ -120,7 +124,7 @@ class _ShardActor:
             spec = (message[1], message[2], config, *message[4:-1])
             self.shard = ProcessShard(spec, range(message[-1]))  # starts it and sends the init
         elif self.shard is None:
-            return ("died", None)  # its worker was lost; the caller starts a new actor
+            return ("died", [])  # its worker was lost; the caller starts a new actor
         else:
             self.shard.request(message)
         progress = StepDeadlines(self.config)
@@ -130,7 +134,7 @@ class _ShardActor:
             return self.shard.reply_frame(deadline, progress if timed else None)
         except (EOFError, TimeoutError, OSError) as e:
             self._stop_worker()
-            return (failure_reason(e), progress.culprit)
+            return (failure_reason(e), list(progress.reported))
 
     def _stop_worker(self) -> None:
         if self.shard is not None:
@@ -223,10 +227,10 @@ class RayShard:
             raise TimeoutError(f"{self!r}: no reply within {timeout_s:.0f} s") from e
         except ray.exceptions.RayActorError as e:
             raise EOFError(f"{self!r}: the actor died ({type(e).__name__})") from e
-        if isinstance(frame, tuple):  # the actor's worker died or hung, at this position
-            reason, running = frame
-            if running is not None and on_progress is not None:
-                on_progress(running)
+        if isinstance(frame, tuple):  # the actor's worker died or hung, after these positions
+            reason, reported = frame
+            for pos in reported if on_progress is not None else ():
+                on_progress(pos)
             error = {"timed out": TimeoutError, FORGED: wire.ProtocolError,
                      leftover_work.REASON: leftover_work.WorkLeftRunning}.get(reason, EOFError)
             raise error(f"{self!r}: the worker process {reason}")

@@ -15,8 +15,11 @@ segfault) or hangs (a loop that ignores SIGALRM) names the instance that did it.
 killed and restarted, the other instances of its shard are rebuilt by replaying their episodes
 so far (resets are seeded and the clock is deterministic, so the replay is exact), and the batch
 is run again without the culprit, which gets an error observation naming the cause and goes on
-from its state before that action. Only when a replay fails too do the shard's stepped instances
-end truncated with ``info["worker_error"]``.
+from its state before that action. World code can write a progress frame naming a later
+instance of its batch before it ends the worker, so a culprit named after other world code ran
+in the same request is run alone first and blamed only if it takes the worker down again. Only
+when a replay fails too do the shard's stepped instances end truncated with
+``info["worker_error"]``.
 
 The worker side is one class, :class:`~awm_gym.envs.shard_worker.ShardWorker`, and the parent
 talks to a shard through the :class:`Shard` protocol, so the same code runs a shard in a local
@@ -318,7 +321,8 @@ class ShardedRuntime:
                                shard.indices.start, shard.indices.stop - 1, reason, e)
                 culprit = progress.culprit if shard.names_culprit else None
                 results = self._recover(shard, [indices[p] for p in positions], local, cols[0],
-                                        culprit, reason, unsent=isinstance(e, WorkerGone))
+                                        culprit, reason, unsent=isinstance(e, WorkerGone),
+                                        may_be_forged=progress.may_be_forged)
             for pos, result in zip(positions, results, strict=True):
                 out[pos] = result
                 episode = self._episodes[indices[pos]]
@@ -355,46 +359,72 @@ class ShardedRuntime:
     # -- recovery -----------------------------------------------------------------------------
     def _recover(self, shard: Shard, instances: list[int], local: list[int],
                  actions: list[Any], culprit: int | None, reason: str, *,
-                 unsent: bool = False) -> list[StepOutcome]:
+                 unsent: bool = False, may_be_forged: bool = False) -> list[StepOutcome]:
         """Restart ``shard``, rebuild its live instances, and rerun the batch without the
         instance that was running when the worker died (``culprit``, a position in the batch
         sent); repeat while another action of the batch takes the worker down. ``unsent``:
         the batch never reached the worker (it had died after its last answer): it is rerun
-        whole, once."""
+        whole, once.
+
+        A culprit named after other world code ran in its request (``may_be_forged``:
+        :attr:`~awm_gym.envs.process_shard.StepDeadlines.may_be_forged`) may be an innocent
+        neighbour that an earlier action's world code named in a progress frame of its own
+        before it ended or hung the worker. Its blame is confirmed before it is given: after
+        the restart and replay its action runs alone (a request of one action, where no other
+        position's code runs). If the worker dies, hangs or breaks the protocol again, the
+        blame stands; if it answers, that is its outcome, and the rest of the batch is rerun
+        (where the real culprit takes the worker down again and is named). Each position runs
+        alone at most once (a suspect's action runs at most twice: in the batch and alone), so
+        a batch of n actions is settled after at most 2n + 1 restarts; a confirmed hang costs
+        its deadline twice, a confirmed death a restart and a replay more. A death with no
+        other world code before it in its request (the honest single suspect) is blamed at
+        once.
+        """
         blamed: dict[int, str] = {}  # batch position -> why
-        pending = list(range(len(local)))
-        results: dict[int, StepOutcome] = {}
+        results: dict[int, StepOutcome] = {}  # batch position -> its outcome
+        part = list(range(len(local)))  # the positions of the request that failed
         while True:
+            alone: int | None = None  # a culprit whose blame is to be confirmed
             if unsent and culprit is None:  # no action of the batch ran: nobody to blame
                 unsent = False
-            elif culprit is None or not 0 <= culprit < len(pending):  # died before any action,
+            elif culprit is None or not 0 <= culprit < len(part):  # died before any action,
                 return self._lose_all(shard, instances, reason)  # loading, or while replaying
+            elif may_be_forged and len(part) > 1:
+                alone = part[culprit]
             else:
-                blamed[pending[culprit]] = reason
-                pending = [k for k in pending if k not in blamed]
-            culprit = None
-            try:
-                self._restart_and_replay(shard)
+                blamed[part[culprit]] = reason
+            culprit, may_be_forged = None, False
+            progress: StepDeadlines | None = None  # of the request in flight
+            try:  # the outcomes kept so far are replayed as one more turn of their episodes
+                self._restart_and_replay(shard, {instances[k]: actions[k] for k in results})
                 truncated = dict(zip(blamed, shard.call(("lost_turn", [local[k] for k in blamed])),
                                      strict=True)) if blamed else {}
-                if pending:
+                if alone is not None:
+                    part, progress = [alone], StepDeadlines(self.config)
+                    results[alone] = self._step_part(shard, local, actions, part, progress)[0]
+                part = [k for k in range(len(local)) if k not in blamed and k not in results]
+                if part:
                     progress = StepDeadlines(self.config)
-                    shard.request(("step", [local[k] for k in pending],
-                                   [actions[k] for k in pending]))
-                    try:
-                        out = self._checked(shard.reply(progress.deadline_for(0), progress),
-                                            len(pending), "step", shard)
-                    finally:
-                        culprit = progress.culprit
-                    results.update(zip(pending, out, strict=True))
+                    results.update(zip(part, self._step_part(shard, local, actions, part,
+                                                             progress), strict=True))
                 break
             except (EOFError, TimeoutError, OSError) as e:
                 reason = failure_reason(e)
                 logger.warning("worker for instances %d-%d %s again (%s)", shard.indices.start,
                                shard.indices.stop - 1, reason, e)
+                if progress is not None:
+                    culprit, may_be_forged = progress.culprit, progress.may_be_forged
         for k, why in blamed.items():
             results[k] = self._blame(instances[k], why, truncated[k])
         return [results[k] for k in range(len(local))]
+
+    def _step_part(self, shard: Shard, local: list[int], actions: list[Any], part: list[int],
+                   progress: StepDeadlines) -> list[StepOutcome]:
+        """The outcomes of the batch positions ``part`` (of a batch being recovered), stepped
+        in one request whose progress ``progress`` follows."""
+        shard.request(("step", [local[k] for k in part], [actions[k] for k in part]))
+        return self._checked(shard.reply(progress.deadline_for(0), progress), len(part), "step",
+                             shard)
 
     def _blame(self, i: int, reason: str, truncated: bool) -> StepOutcome:
         """The outcome of an action that took its worker down; the episode goes on from the
@@ -410,23 +440,27 @@ class ShardedRuntime:
         end = step_reward(StepEnd.TRUNCATED if truncated else StepEnd.ONGOING, self.config.rewards)
         return StepOutcome(text, end.reward, False, truncated, info)
 
-    def _restart_and_replay(self, shard: Shard) -> None:
+    def _restart_and_replay(self, shard: Shard, taken: Mapping[int, Any] | None = None) -> None:
         """Restart ``shard`` and replay every live episode of its instances (seeded resets,
-        then their actions turn by turn; lost turns are counted again)."""
+        then their actions turn by turn; lost turns are counted again). ``taken``: instance ->
+        an action of the batch being recovered whose outcome is kept, replayed as one more
+        turn."""
         shard.restart()
         for i in shard.indices:  # tool sessions (MCP): their calls again, in order
             for world, name, arguments in self._tool_calls.get(i, ()):
                 shard.call(("call_tool", i - shard.indices.start, world, name, arguments),
                            timeout_s=self.config.tool_timeout_s + self.config.import_timeout_s
                            + 15)
-        live = [(i - shard.indices.start, self._episodes[i]) for i in shard.indices
-                if not self._episodes[i].done]
+        taken = taken or {}
+        live = [(i - shard.indices.start, self._episodes[i],
+                 [*self._episodes[i].turns, *([taken[i]] if i in taken else [])])
+                for i in shard.indices if not self._episodes[i].done]
         if not live:
             return
-        shard.call(("reset", [loc for loc, _ in live], [e.seed for _, e in live],
-                    [e.task_idx for _, e in live], [e.world for _, e in live]))
-        for t in range(max(len(e.turns) for _, e in live)):
-            due = [(loc, e.turns[t]) for loc, e in live if len(e.turns) > t]
+        shard.call(("reset", [loc for loc, _, _ in live], [e.seed for _, e, _ in live],
+                    [e.task_idx for _, e, _ in live], [e.world for _, e, _ in live]))
+        for t in range(max(len(turns) for _, _, turns in live)):
+            due = [(loc, turns[t]) for loc, _, turns in live if len(turns) > t]
             acted = [(loc, a) for loc, a in due if a is not None]
             lost = [loc for loc, a in due if a is None]
             if acted:

@@ -1,10 +1,13 @@
 """World code writing to its worker's reply descriptor cannot stretch a deadline, end its
-neighbours' episodes, raise out of ``step()`` or make the caller read a huge reply (issue 42,
-class 3). Each handler of the hostile world below writes frames in the wire format
-(awm_gym/envs/wire.py) to the reply descriptor its worker was started with, then the effects
-are judged from outside: the step's wall time, the neighbours' observations and databases, the
-caller's peak memory, and that ``step()`` returned. The caller runs in a separate process, in
-its own session, so that a hang or a crash there ends only that process."""
+neighbours' episodes, get a neighbour blamed, raise out of ``step()``, make the caller read a
+huge reply or take a forged answer for the real one (issue 42, class 3). Each handler of the
+hostile world below writes frames in the wire format (awm_gym/envs/wire.py) to the reply
+descriptor its worker was started with, then the effects are judged from outside: the step's
+wall time, the neighbours' observations and databases, the caller's peak memory, the next
+step's observations, and that ``step()`` returned. Most frames carry the id of the request in
+flight, read from the worker's memory (as world code can), so that the checks after the id are
+what they meet; ``forge_answer`` writes blind. The caller runs in a separate process, in its
+own session, so that a hang or a crash there ends only that process."""
 
 from __future__ import annotations
 
@@ -30,10 +33,23 @@ HANDLERS = textwrap.dedent('''
         return int(sys.argv[2])  # the worker's reply descriptor, as it was started
 
 
+    def _worker_local(name):
+        """A local of the worker's request loop (``_serve`` in awm_gym/envs/shard_worker.py),
+        read from the interpreter's frames: the request id in flight, the worker's reporter."""
+        import sys
+        for frame in sys._current_frames().values():
+            while frame is not None:
+                if frame.f_code.co_name == "_serve" and name in frame.f_locals:
+                    return frame.f_locals[name]
+                frame = frame.f_back
+        raise LookupError(name)
+
+
     def _frame(value, blob_size=0):
         import json, struct
         body = json.dumps(value).encode()
-        return struct.pack("!II", len(body), blob_size) + body
+        request_id = _worker_local("request_id")  # what world code reading memory learns
+        return struct.pack("!IIQ", len(body), blob_size, request_id) + body
 
 
     @app.post("/flood", operation_id="flood_progress", response_model=Reply)
@@ -52,6 +68,22 @@ HANDLERS = textwrap.dedent('''
     def forge_position(position: int = Query(..., description="A batch position")):
         os.write(_reply_fd(), _frame(["progress", position]))
         os._exit(3)
+
+
+    @app.post("/forge_neighbour", operation_id="forge_neighbour", response_model=Reply)
+    def forge_neighbour(position: int = Query(..., description="A later batch position")):
+        _worker_local("report")(position)  # the worker's own progress frame, for a neighbour
+        os._exit(3)
+
+
+    @app.post("/forge_answer", operation_id="forge_answer", response_model=Reply)
+    def forge_answer(instances: int = Query(..., description="Results to forge")):
+        import sys
+        wire = sys.modules["awm_gym.envs.wire"]
+        outcome = sys.modules["awm_gym.envs.protocol"].StepOutcome("forged", 1.0, False, False, {})
+        # a complete, well-formed answer, by the worker's own encoder; blind: no request id
+        os.write(_reply_fd(), wire.encode_reply("step", "ok", [outcome] * instances))
+        return Reply(result="forged")
 
 
     @app.post("/forge_blob", operation_id="forge_blob", response_model=Reply)
@@ -97,7 +129,9 @@ SCRIPT = textwrap.dedent('''
             ("flood_neighbour", call("flood_progress", seconds=24, position=2)),
             ("verifying", call("forge_position", position=-1)),
             ("far", call("forge_position", position=1_000_000)),
-            ("loading", call("forge_position", position=-2))]:
+            ("loading", call("forge_position", position=-2)),
+            ("neighbour", call("forge_neighbour", position=2)),
+            ("answer", call("forge_answer", instances=3))]:
         envs = gym.make_vec("AWM/mix-v0", num_envs=3, world_set=root,  # one env per attack
                             tool_timeout_s=timeout_s, max_episode_steps=100)
         assert len(envs.runtime._shards) == 1  # the three instances share one worker
@@ -112,8 +146,10 @@ SCRIPT = textwrap.dedent('''
             before, peak = notes(), peak_mb()
             start = time.monotonic()
             obs, reward, term, trunc, info = envs.step([action, ADD, COUNT])
+            errors = zip(info.get("worker_error", [None] * 3), info.get("_worker_error", [0] * 3))
             out[name] = {"elapsed_s": time.monotonic() - start, "obs": list(obs),
                          "outcome": [str(o) for o in info.get("tool_outcome", [None] * 3)],
+                         "worker_error": [str(e) if has else None for e, has in errors],
                          "reward": reward.tolist(), "terminated": term.tolist(),
                          "truncated": trunc.tolist(), "grew_mb": peak_mb() - peak,
                          "before": before}
@@ -172,12 +208,9 @@ def test_progress_frames_do_not_extend_a_call_past_its_timeout(channel_run: dict
     # before: each forged frame reset the deadline, and the call ran its whole 24 s
     result = _result(channel_run, name)
     assert result["elapsed_s"] < TOOL_TIMEOUT_S + 5.0, result["elapsed_s"]
-    assert result["outcome"][0] == "worker_died"
-    if name == "flood":  # naming its own position again: refused at once
-        _culprit_blamed_neighbours_replayed(result)
-    else:  # naming a later instance of its batch: that one is blamed (a lie about its own
-        assert result["outcome"][2] == "worker_died"  # shard), the batch stays within time
-        assert result["terminated"] == [False] * 3 and result["truncated"] == [False] * 3
+    # its own position again is refused at once; a later neighbour's is admitted once, but the
+    # neighbour, run alone, answers, and the flood is named when the rest of the batch runs
+    _culprit_blamed_neighbours_replayed(result)
 
 
 @pytest.mark.parametrize("name", ["verifying", "far", "loading"])
@@ -186,3 +219,23 @@ def test_a_forged_position_then_an_exit_ends_no_neighbours_episode(channel_run: 
     # before: -1 (verifying) and -2 (loading) ended all three episodes, 1,000,000 raised
     # IndexError out of step()
     _culprit_blamed_neighbours_replayed(_result(channel_run, name))
+
+
+def test_a_forged_progress_frame_naming_a_neighbour_does_not_get_it_blamed(channel_run: dict
+                                                                           ) -> None:
+    # before: the attacker at position 0 reported position 2 with the worker's own reporter,
+    # then exited: instance 2 read `worker_died` and lost its turn (and the attacker too, when
+    # the batch ran again)
+    result = _result(channel_run, "neighbour")
+    _culprit_blamed_neighbours_replayed(result)
+    assert result["worker_error"][0] is not None, result["worker_error"]
+    assert result["worker_error"][1:] == [None, None], result["worker_error"]
+
+
+def test_a_forged_answer_is_refused_and_the_next_step_reads_its_own_answer(channel_run: dict
+                                                                           ) -> None:
+    # before: the caller took the three forged results as the step's answer, and the worker's
+    # own answer to that step as the answer to the next one (every later step one behind)
+    result = _result(channel_run, "answer")
+    assert "forged" not in result["obs"] and result["reward"] != [1.0] * 3
+    _culprit_blamed_neighbours_replayed(result)  # "after": the next step's own observations
