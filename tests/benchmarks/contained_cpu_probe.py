@@ -1,6 +1,7 @@
 """CPU time per tool call, in-process against the contained default's worker plus its caller:
 ``INSTANCES`` instances of the built-in spotify world's ``get_track``, 20 steps after a warm-up.
-CPU time is what a loaded machine inflates least (wall times moved 2x between runs there). The
+CPU time is what a loaded machine inflates least (wall times moved 2x between runs there); the
+median step's wall time per call is printed beside it. The
 worker's time is read from ``/proc/<pid>/stat``; its pid through ``runtime._shards`` (private,
 present since issue 23, so the file runs against older checkouts on ``PYTHONPATH``).
 
@@ -37,15 +38,20 @@ def main(n: int = 64, steps: int = 20) -> None:
             envs.step([READ] * n)
             pids = [s.worker.proc.pid for s in getattr(envs.runtime, "_shards", [])]
             worker, caller = sum(map(_cpu_s, pids)), time.process_time()
+            walls = []
             for _ in range(steps):
+                start = time.perf_counter()
                 _, _, _, _, info = envs.step([READ] * n)
+                walls.append(time.perf_counter() - start)
                 assert (info["tool_outcome"] == "ok").all(), set(info["tool_outcome"])
             worker, caller = sum(map(_cpu_s, pids)) - worker, time.process_time() - caller
         finally:
             envs.close()
         per_call = 1e6 / (n * steps)
+        wall = sorted(walls)[len(walls) // 2] * 1e6 / n
         print(f"{name}: caller {caller * per_call:.0f} us/call, worker {worker * per_call:.0f} "
-              f"us/call, total {(caller + worker) * per_call:.0f} us/call")
+              f"us/call, total {(caller + worker) * per_call:.0f} us/call, "
+              f"wall {wall:.0f} us/call (median step)")
 
 
 if __name__ == "__main__":
