@@ -10,12 +10,14 @@ step) skips unless ``AWM_RUN_SLOW=1``, as CI sets it (docs/training.md, section 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib.util
 import json
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -50,6 +52,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("long_run") is not None:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Under pytest-xdist (``scripts/test.sh`` runs 2 workers), one ``long_run`` test at a
+    time across the workers, its fixtures' setup and teardown included: each holds a model or
+    a vLLM engine of several GB, and two at once could exhaust a 24 GB machine."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run_id is None or item.get_closest_marker("long_run") is None:
+        yield
+        return
+    lock_path = Path(tempfile.gettempdir()) / f"awm-gym-long-run-{run_id}.lock"
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session", autouse=True)
