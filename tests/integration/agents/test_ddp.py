@@ -14,9 +14,7 @@ and sync its sampler.
 from __future__ import annotations
 
 import dataclasses
-import os
 import pickle
-import subprocess
 import sys
 from pathlib import Path
 
@@ -40,8 +38,8 @@ from agents.sft import SFTConfig, run_sft  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))  # the warm-start fixture of the GRPO tests
 from test_grpo import CHAT, SAMPLING, T, warm_model  # noqa: E402,F401 - fixture
+from torchrun_support import torchrun_two_ranks  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[3]
 WORKER = Path(__file__).with_name("ddp_worker.py")
 REWARDS = [1.0, 0.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0]  # every group has a spread
 TWO_STEPS = OptimConfig(optimizer_steps_per_step=2)
@@ -86,11 +84,8 @@ def two_ranks(warm_model, tmp_path_factory) -> tuple[Path, list, list]:
         pickle.dump((trajs, T, CASES), handle)
     with open(out / "sft.pkl", "wb") as handle:
         pickle.dump(examples, handle)
-    env = dict(os.environ, OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
-           "2", str(WORKER), warm_model, str(out / "cases.pkl"), str(out)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=REPO, env=env)
+    done = torchrun_two_ranks(WORKER, warm_model, str(out / "cases.pkl"), str(out),
+                              timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
     return out, trajs, examples
 

@@ -10,8 +10,6 @@ update must equal the single-round step it replaced, parameter for parameter.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -34,8 +32,8 @@ from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer  # noqa
 sys.path.insert(0, str(Path(__file__).parent))
 from coin_policy import CoinPolicy  # noqa: E402
 from test_grpo import CHAT, SAMPLING, T, warm_model  # noqa: E402,F401 - fixture
+from torchrun_support import torchrun_two_ranks  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[3]
 ROLLOUT = RolloutConfig(groups_per_step=4, group_size=2, max_turns=4)
 
 
@@ -149,12 +147,8 @@ def test_dynamic_sampling_trainer_trains_only_kept_groups(warm_model, envs8):
 
 
 def test_dynamic_sampling_two_gloo_ranks_draw_the_same_rounds(tmp_path: Path):
-    env = dict(os.environ, OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    worker = Path(__file__).with_name("dynamic_sampling_worker.py")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
-           "2", str(worker), str(tmp_path)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO, env=env)
+    done = torchrun_two_ranks(Path(__file__).with_name("dynamic_sampling_worker.py"),
+                              str(tmp_path))
     assert done.returncode == 0, done.stderr[-4000:]
     ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
     assert ranks[0]["rounds"] == ranks[1]["rounds"] > 1

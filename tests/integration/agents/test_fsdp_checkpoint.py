@@ -5,8 +5,6 @@ restores each rank's shard exactly; the same checkpoint loads in one process too
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,18 +13,15 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(Path(__file__).parent))
+from torchrun_support import torchrun_two_ranks  # noqa: E402
 WORKER = Path(__file__).with_name("fsdp_checkpoint_worker.py")
 
 
 @pytest.fixture(scope="module")
 def fsdp_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("fsdp_ckpt")
-    env = dict(os.environ, OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
-           "2", str(WORKER), str(out)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO, env=env)
+    done = torchrun_two_ranks(WORKER, str(out))
     assert done.returncode == 0, done.stderr[-4000:]
     return out
 

@@ -15,8 +15,6 @@ The worker (parallel_memory_worker.py) runs all three once; each test reads its 
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -25,18 +23,15 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(Path(__file__).parent))
+from torchrun_support import torchrun_two_ranks  # noqa: E402
 WORKER = Path(__file__).with_name("parallel_memory_worker.py")
 
 
 @pytest.fixture(scope="module")
 def two_ranks(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("parallel_memory")
-    env = dict(os.environ, OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
-           "2", str(WORKER), str(out)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO, env=env)
+    done = torchrun_two_ranks(WORKER, str(out))
     assert done.returncode == 0, done.stderr[-4000:]
     return out
 

@@ -13,7 +13,6 @@ together make each whole evaluation (an evaluation every rank ran whole fails).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(Path(__file__).parent))
+from torchrun_support import torchrun_two_ranks  # noqa: E402
 WORKER = Path(__file__).with_name("train_rank_worker.py")
 
 TOY = ["--run.torch-threads", "1", "--rollout.worlds", "spotify",
@@ -39,12 +39,7 @@ TOY = ["--run.torch-threads", "1", "--rollout.worlds", "spotify",
 
 def _torchrun(args: list[str], timeout: int = 900, script: Path | str = "scripts/train.py"
               ) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
-           "2", str(script), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO,
-                          env=env)
+    return torchrun_two_ranks(script, *args, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,30 @@
+"""Run a script on two real ranks with ``torchrun --standalone --nproc_per_node 2`` (gloo on
+CPU), from the repository root with it on ``PYTHONPATH`` and one torch thread a rank: the
+multi-rank tests' one way to start their workers.
+
+Example:
+    >>> done = torchrun_two_ranks("worker.py", "out")          # doctest: +SKIP
+    >>> done.returncode
+    0
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def torchrun_two_ranks(script: Path | str, *args: str, timeout: int = 600
+                       ) -> subprocess.CompletedProcess[str]:
+    """``script args...`` on two ranks; its output captured (``done.stderr`` holds both
+    ranks' tracebacks)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
+           "2", str(script), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO,
+                          env=env)
