@@ -52,7 +52,7 @@ from agents.evaluate import EvalConfig, evaluate_policy  # noqa: E402
 from awm_gym.atomic_io import write_text_atomic  # noqa: E402
 from awm_gym.worlds import Split, Subset  # noqa: E402
 
-__all__ = ["GainOptions", "VARIANTS", "gain_config", "run_gain", "main"]
+__all__ = ["GainOptions", "VARIANTS", "gain_config", "plot_runs", "run_gain", "main"]
 
 GAIN_ARGS = ("--optim.lr", "1e-4", "--rollout.max-sampling-rounds", "3")
 """Over the real-model job's options: a LoRA learning rate of 1e-4 (5e-5 moved 8/24 to 9/24 in
@@ -189,7 +189,6 @@ def run_gain(cfg: TrainConfig, opts: GainOptions, console: IO[str] | None = None
     import torch
 
     from agents.pipeline import make_envs, make_eval_envs, make_split
-    from agents.policies.hf_policy import load_model_and_tokenizer
     from agents.stages.training import rollout_policy
 
     console = console or sys.stderr
@@ -272,6 +271,10 @@ def _report(out: Path, rows: list[EvalRow], curves: dict[str, list[dict]],
     return report
 
 
+_SMOOTH = 5
+"""Steps in the rolling mean drawn over a long run's per-step success."""
+
+
 def _plot(path: Path, curves: dict[str, list[dict]]) -> None:
     import matplotlib
 
@@ -286,20 +289,37 @@ def _plot(path: Path, curves: dict[str, list[dict]]) -> None:
         for s in steps:
             total += s[M.EPISODES_SAMPLED]
             episodes.append(total)
-        ax.plot(episodes, [s[M.SUCCESS_RATE] for s in steps], marker="o", label=name)
+        rates = [s[M.SUCCESS_RATE] for s in steps]
+        line, = ax.plot(episodes, rates, marker="o", markersize=3, alpha=0.5, label=name)
+        if len(rates) >= 2 * _SMOOTH:  # a long run: its trend, the mean of the last 5 steps
+            windows = [rates[max(0, i - _SMOOTH + 1):i + 1] for i in range(len(rates))]
+            mean = [sum(w) / len(w) for w in windows]
+            ax.plot(episodes, mean, color=line.get_color(), linewidth=2,
+                    label=f"{name}, mean of {_SMOOTH} steps")
     ax.set_xlabel("episodes sampled (rollout budget spent)")
     ax.set_ylabel("rollout success rate of the step")
     ax.set_ylim(-0.05, 1.05)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(loc="upper left", fontsize=8)
     ax.set_title("SmolLM2-135M GRPO from one SFT checkpoint")
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
 
 
+def plot_runs(path: Path, runs: dict[str, str]) -> None:
+    """The reward curves of finished variants (name -> its ``metrics.jsonl``) in one plot, as
+    :func:`run_gain` draws them: how the figure of docs/benchmarks/training-runs.md, 8.2 is made
+    from runs of different budgets."""
+    curves = {name: [json.loads(line) for line in Path(metrics).read_text().splitlines()
+                     if line.strip()]
+              for name, metrics in runs.items()}
+    _plot(path, curves)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python scripts/grpo_gain.py [--rollout-budget N] [--episodes-per-task K]
-    [--variants a,b] [awm train options]``."""
+    [--variants a,b] [awm train options]``, or ``--plot NAME=METRICS_JSONL ... --plot-out
+    PNG`` to draw finished runs' curves together."""
     import logging
 
     job = argparse.ArgumentParser(add_help=False)
@@ -307,7 +327,13 @@ def main(argv: list[str] | None = None) -> int:
     job.add_argument("--episodes-per-task", type=int, default=GainOptions.episodes_per_task)
     job.add_argument("--variants", default=",".join(GainOptions.variants))
     job.add_argument("--train-max-oracle-turns", type=int, default=MAX_ORACLE_TURNS)
+    job.add_argument("--plot", nargs="+", metavar="NAME=METRICS_JSONL",
+                     help="only draw the reward curves of finished runs into --plot-out")
+    job.add_argument("--plot-out", type=Path, default=Path("grpo_gain.png"))
     known, rest = job.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    if known.plot:
+        plot_runs(known.plot_out, dict(item.split("=", 1) for item in known.plot))
+        return 0
     variants = tuple(v for v in known.variants.split(",") if v)
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
