@@ -78,6 +78,9 @@ class GainOptions:
     """Which GRPO variants run, in order."""
     max_oracle_turns: int = MAX_ORACLE_TURNS
     """The training subset: train tasks whose oracle episode fits this many turns."""
+    reuse_trained: bool = False
+    """A variant a former run of this folder trained (``<run>/<variant>/adapter``) is loaded
+    and evaluated again, not trained again: a re-evaluation with more episodes per task."""
 
 
 def gain_config(argv: list[str]) -> TrainConfig:
@@ -226,9 +229,15 @@ def run_gain(cfg: TrainConfig, opts: GainOptions, console: IO[str] | None = None
         timings["eval_sft_s"] = time.perf_counter() - t
         for name in opts.variants:
             t = time.perf_counter()
-            trained, curves[name] = _run_variant(name, cfg, folder, train_envs, policy, opts,
-                                                 out, console)
-            timings[f"grpo_{name}_s"] = time.perf_counter() - t
+            if opts.reuse_trained and (out / name / "adapter" / "adapter_config.json").exists():
+                console.write(f"[{name}] reusing its trained adapter\n")
+                trained, _ = _from_checkpoint(cfg, out / name / "adapter")
+                curves[name] = [json.loads(line) for line in
+                                (out / name / "metrics.jsonl").read_text().splitlines()]
+            else:
+                trained, curves[name] = _run_variant(name, cfg, folder, train_envs, policy,
+                                                     opts, out, console)
+                timings[f"grpo_{name}_s"] = time.perf_counter() - t
             policy.backend.load_weights(trained)
             t = time.perf_counter()
             rows += _evaluate(f"sft+grpo ({name})", policies, eval_envs, cfg, opts, console)
@@ -327,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     job.add_argument("--episodes-per-task", type=int, default=GainOptions.episodes_per_task)
     job.add_argument("--variants", default=",".join(GainOptions.variants))
     job.add_argument("--train-max-oracle-turns", type=int, default=MAX_ORACLE_TURNS)
+    job.add_argument("--reuse-trained", action="store_true",
+                     help="evaluate variants this folder already trained instead of training")
     job.add_argument("--plot", nargs="+", metavar="NAME=METRICS_JSONL",
                      help="only draw the reward curves of finished runs into --plot-out")
     job.add_argument("--plot-out", type=Path, default=Path("grpo_gain.png"))
@@ -339,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"--variants: unknown {unknown}; choose from {list(VARIANTS)}")
     opts = GainOptions(known.rollout_budget, known.episodes_per_task, variants,
-                       known.train_max_oracle_turns)
+                       known.train_max_oracle_turns, known.reuse_trained)
     logging.basicConfig(level=logging.WARNING)
     run_gain(gain_config(rest), opts)
     return 0

@@ -7,7 +7,7 @@
 # greedy, held-out greedy.
 # Table, groups with signal, phase times and reward curves land in out/grpo_gain/grpo_gain.*.
 # Usage: scripts/grpo_gain.sh [--rollout-budget N] [--episodes-per-task K] [--variants a,b]
-#        [awm train options...]        (VENV=path overrides .venv)
+#        [--reuse-trained] [awm train options...]        (VENV=path overrides .venv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
