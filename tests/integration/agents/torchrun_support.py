@@ -29,7 +29,10 @@ def torchrun_two_ranks(script: Path | str, *args: str, timeout: int = 600
                PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
            "2", str(script), *args]
-    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"pid{os.getpid()}")
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run_id is None:  # one test process: nothing runs beside it
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO,
+                              env=env)
     with open(Path(tempfile.gettempdir()) / f"awm-gym-torchrun-{run_id}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO,
