@@ -224,25 +224,22 @@ class StepDeadlines:
 
     def __init__(self, config: EnvConfig) -> None:
         self.config = config
-        self.running: int | None = None
-        self.last_action: int | None = None  # the last batch position that ran a tool call
         self.reported: list[int] = []
         """Every position told, in order (a Ray actor sends them on to its caller)."""
 
     def __call__(self, pos: int) -> float:
-        self.running = pos
-        if pos >= 0:
-            self.last_action = pos
         self.reported.append(pos)
         return self.deadline_for(pos)
 
     @property
     def culprit(self) -> int | None:
-        """The batch position to blame for a death: the action running; while verifying (no
-        world code runs in the worker then, so world code that claimed it was) the last
+        """The batch position to blame for a death: the position told last; while verifying
+        (no world code runs in the worker then, so world code that claimed it was) the last
         action that ran; :data:`~awm_gym.envs.runtime.LOADING` while loading a world; None
         before any."""
-        return self.last_action if self.running == VERIFYING else self.running
+        if not self.reported or self.reported[-1] != VERIFYING:
+            return self.reported[-1] if self.reported else None
+        return next((pos for pos in reversed(self.reported) if pos >= 0), None)
 
     @property
     def may_be_forged(self) -> bool:
