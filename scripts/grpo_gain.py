@@ -191,6 +191,7 @@ def run_gain(cfg: TrainConfig, opts: GainOptions, console: IO[str] | None = None
     report (also written to ``<run>/grpo_gain.json`` and ``.md``)."""
     import torch
 
+    from agents.grpo import metrics as M
     from agents.pipeline import make_envs, make_eval_envs, make_split
     from agents.stages.training import rollout_policy
 
@@ -232,8 +233,7 @@ def run_gain(cfg: TrainConfig, opts: GainOptions, console: IO[str] | None = None
             if opts.reuse_trained and (out / name / "adapter" / "adapter_config.json").exists():
                 console.write(f"[{name}] reusing its trained adapter\n")
                 trained, _ = _from_checkpoint(cfg, out / name / "adapter")
-                curves[name] = [json.loads(line) for line in
-                                (out / name / "metrics.jsonl").read_text().splitlines()]
+                curves[name] = M.read_jsonl(out / name / "metrics.jsonl")
             else:
                 trained, curves[name] = _run_variant(name, cfg, folder, train_envs, policy,
                                                      opts, out, console)
@@ -319,10 +319,9 @@ def plot_runs(path: Path, runs: dict[str, str]) -> None:
     """The reward curves of finished variants (name -> its ``metrics.jsonl``) in one plot, as
     :func:`run_gain` draws them: how the figure of docs/benchmarks/training-runs.md, 8.2 is made
     from runs of different budgets."""
-    curves = {name: [json.loads(line) for line in Path(metrics).read_text().splitlines()
-                     if line.strip()]
-              for name, metrics in runs.items()}
-    _plot(path, curves)
+    from agents.grpo import metrics as M
+
+    _plot(path, {name: M.read_jsonl(metrics) for name, metrics in runs.items()})
 
 
 def main(argv: list[str] | None = None) -> int:
