@@ -449,6 +449,13 @@ scratch tmpfs only what is under it): refused with ENOSYS, which libraries take 
 kernel and fall back from."""
 _KERNEL_INTERFACES = ("bpf", "perf_event_open", "userfaultfd")
 """Kernel interfaces no tool handler needs and exploits reach for."""
+_HOST_IPC = ("shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl", "semtimedop",
+             "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open")
+"""SysV shared memory, semaphores and message queues, and POSIX message queues: objects in the
+host's IPC namespace that outlive the process that made them (a detached segment stays in host
+memory after the worker and its env are gone), and SysV ids are small numbers any process of
+the uid can guess and attach. Every SysV call is refused; a POSIX queue needs ``mq_open``'s
+descriptor for every other call."""
 _MOUNTS = ("mount", "umount2", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
            "fspick", "mount_setattr", "pivot_root", "chroot")
 
@@ -457,11 +464,13 @@ def _process_rules(me: int) -> list[Any]:
     """Every contained process (all run as its caller's uid, which is all the kernel asks to
     act on another process of that uid): no io_uring or AIO, no keyring calls, no calls that
     read, change or reschedule another process, no new host or domain name, no memory file
-    outside the quota, no bpf, perf events or userfaultfd."""
+    outside the quota, no SysV IPC or POSIX message queue, no bpf, perf events or
+    userfaultfd."""
     k = _kernel
     own = (0, me)
     rules = [k.SyscallRule(name, k.deny()) for name in (*_QUEUES, *_KEYS, *_OTHER_PROCESSES,
-                                                        *_HOST_NAMES, *_KERNEL_INTERFACES)]
+                                                        *_HOST_NAMES, *_KERNEL_INTERFACES,
+                                                        *_HOST_IPC)]
     rules += [k.SyscallRule(name, k.deny(errno.ENOSYS)) for name in _ANONYMOUS_MEMORY_FILES]
     rules += [k.SyscallRule(name, k.ALLOW, arg=0, values=own, otherwise=k.deny())
               for name in _SELF_ONLY]
@@ -484,7 +493,7 @@ def _restrict_syscalls(policy: ContainmentPolicy, report: ContainmentReport) -> 
     scoped = report.active.get("landlock", "").startswith("abi") and _kernel.landlock_abi() >= 6
     rules, blocked = _signal_rules(policy, scoped), ["signals"]
     rules += _process_rules(os.getpid())
-    blocked += ["io_uring", "keys", "others' processes", "memfd", "bpf+perf+userfaultfd"]
+    blocked += ["io_uring", "keys", "others' processes", "memfd", "ipc", "bpf+perf+userfaultfd"]
     if policy.blocks_processes:
         rules += [k.SyscallRule(name, k.deny()) for name in (
             "execve", "execveat", "fork", "vfork", "unshare", "setns", *_MOUNTS)]

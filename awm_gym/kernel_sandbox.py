@@ -4,7 +4,7 @@
 ``pip install awm-gym`` contains world code: a Landlock ruleset (files, and signal scoping from
 ABI 6 on), a hand-written seccomp BPF filter (processes, network, signals to other
 processes, io_uring, keyrings, other processes' limits and scheduling, memory files outside
-the quota, bpf, perf events, userfaultfd), the scratch and
+the quota, SysV IPC and POSIX message queues, bpf, perf events, userfaultfd), the scratch and
 ``/dev/shm`` tmpfs in namespaces of the process's own, and a fresh session keyring. Standard
 library only: the verifier worker loads this file by path.
 
@@ -50,7 +50,11 @@ _ARCHES = {  # machine -> (AUDIT_ARCH_*, syscall numbers)
                             "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
                             "pidfd_getfd": 438, "process_madvise": 440, "sethostname": 170,
                             "setdomainname": 171, "memfd_create": 319, "memfd_secret": 447,
-                            "bpf": 321, "perf_event_open": 298, "userfaultfd": 323}),
+                            "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
+                            "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
+                            "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220,
+                            "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71,
+                            "mq_open": 240}),
     "aarch64": (0xC00000B7, {"kill": 129, "tkill": 130, "tgkill": 131,
                              "pidfd_send_signal": 424, "rt_sigqueueinfo": 138,
                              "rt_tgsigqueueinfo": 240, "pidfd_open": 434, "execve": 221,
@@ -68,7 +72,11 @@ _ARCHES = {  # machine -> (AUDIT_ARCH_*, syscall numbers)
                              "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272,
                              "pidfd_getfd": 438, "process_madvise": 440, "sethostname": 161,
                              "setdomainname": 162, "memfd_create": 279, "memfd_secret": 447,
-                             "bpf": 280, "perf_event_open": 241, "userfaultfd": 282}),
+                             "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
+                             "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197,
+                             "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192,
+                             "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187,
+                             "mq_open": 180}),
 }
 _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446  # same on every arch
 _SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 0x1, 0x2

@@ -220,3 +220,28 @@ def test_a_handler_cannot_reach_bpf_perf_events_or_userfaultfd(envs) -> None:  #
     the host's sysctls would allow."""
     obs, outcome = _step(envs, call("kernel_interfaces"))
     assert json.loads(obs)["result"] == "-1/1 -1/1 -1/1", obs
+
+
+def _sysv_segments() -> set[str]:
+    lines = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    return {line.split()[1] for line in lines}  # shmid
+
+
+def test_a_handlers_sysv_shared_memory_does_not_outlive_it(tmp_path: Path) -> None:
+    """Before: a SysV segment (``shmget``, filled, detached) stayed in host memory after the
+    worker and its env were gone, no quota holding it, and any process of the uid could attach
+    it. Judged from outside: the host's segment table after the env closed."""
+    root = write_kernel_hostile_world(tmp_path / "sysv")
+    before = _sysv_segments()
+    envs = gym.make_vec("AWM/mix-v0", num_envs=1, world_set=str(root), tool_timeout_s=5.0,
+                        max_episode_steps=100)
+    try:
+        envs.reset(seed=[0], options={"task_idx": [0]})
+        obs = envs.step([call("hold_sysv", megabytes=8)])[0][0]
+    finally:
+        envs.close()
+    left = _sysv_segments() - before
+    for shmid in left:  # clean up what an old tree leaves, after looking
+        _libc.syscall({"x86_64": 31, "aarch64": 195}[os.uname().machine], int(shmid), 0, None)
+    assert not left, f"{obs}: segments {left} outlived the env"
+    assert json.loads(obs)["result"].startswith("0 MB shmget errno 1"), obs
