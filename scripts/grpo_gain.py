@@ -342,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
     job.add_argument("--plot-out", type=Path, default=Path("grpo_gain.png"))
     known, rest = job.parse_known_args(list(sys.argv[1:] if argv is None else argv))
     if known.plot:
+        bad = [item for item in known.plot if "=" not in item
+               or not Path(item.split("=", 1)[1]).is_file()]
+        if bad:
+            raise SystemExit(f"--plot: {bad} is not NAME=METRICS_JSONL with an existing file; "
+                             "e.g. --plot plain=out/grpo_gain/plain/metrics.jsonl")
         plot_runs(known.plot_out, dict(item.split("=", 1) for item in known.plot))
         return 0
     variants = tuple(v for v in known.variants.split(",") if v)
