@@ -35,6 +35,7 @@ def call(tool: str, **arguments: object) -> str:
 
 
 ADD, COUNT, WIPE = call("add_row", body="hello"), call("count_rows"), call("wipe_neighbours")
+FORGE = call("forge_answer")
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +78,60 @@ def test_under_process_isolation_worlds_of_a_mix_share_a_worker(root: str) -> No
     attacked = _play(root, WIPE, isolation="process", num_workers=1)
     assert json.loads(attacked[0])["result"].endswith("databases wiped")
     assert json.loads(attacked[2]) == {"result": "0"} and attacked[3][1] == 0.0
+
+
+def _forge(root: str, forged_turn: str, **options: Any) -> list[Any]:
+    """Instances 0 and 1 run the hostile world, 2 the benign one, all three acting every step:
+    add, then ``forged_turn`` for 0 (the others add), count, answer. Returns each step's
+    observations, then the last step's rewards, truncations, verifier labels and worker errors
+    (``step()`` must not raise)."""
+    envs = AWMVectorEnv(num_envs=3, world_set=root, max_episode_steps=10, **options)
+    try:
+        envs.reset(seed=[0, 1, 2], options={"world": [HOSTILE, HOSTILE, BENIGN]})
+        seen, ended, errors = [], [False] * 3, [None] * 3
+        reward = label = None
+        for actions in ([ADD, ADD, ADD], [forged_turn, ADD, ADD], [COUNT, COUNT, COUNT],
+                        ["Done."] * 3):
+            obs, reward, terminated, truncated, info = envs.step(
+                [None if done else a for a, done in zip(actions, ended, strict=True)])
+            seen.append(list(obs))
+            for i in range(3):
+                if info.get("_worker_error", [False] * 3)[i]:
+                    errors[i] = str(info["worker_error"][i])
+                ended[i] = ended[i] or bool(truncated[i]) and not terminated[i]
+            label = info.get("verifier_label", [None] * 3)
+        return [*seen[:3], reward.tolist(), ended, list(label), errors]
+    finally:
+        envs.close()
+
+
+def test_an_answer_forged_with_the_request_id_stays_in_its_worlds_workers(root: str) -> None:
+    """World code that reads the request id from its worker's memory answers for the whole
+    request in flight: its worker's instances read the forged answer, and at the next request
+    the worker's own answer (the old id) ends that worker's episodes, named and unscored
+    (docs/runtime.md: deliberate). Under ``isolation="world"`` that worker holds only the
+    forging world's instances: the benign world's episode is the one a run without the forgery
+    plays, to its reward."""
+    calm = _forge(root, COUNT, isolation="world")
+    forged = _forge(root, FORGE, isolation="world")
+    assert [o[2] for o in forged[:3]] == [o[2] for o in calm[:3]]  # benign: every observation
+    assert json.loads(forged[2][2]) == {"result": "3"}
+    assert forged[1][:2] == ["forged", "forged"]  # the forging world's worker took it
+    assert forged[3][2] == calm[3][2] == 1.0 and forged[5][2] == calm[5][2] == "complete"
+    assert forged[6][2] is None and forged[4][2] is False
+    # the forging world's own instances: ended when its worker's own answer came late
+    assert forged[6][:2] == ["broke the reply protocol"] * 2 and forged[4][:2] == [True, True]
+    assert calm[6] == [None] * 3
+
+
+def test_under_process_isolation_a_forged_answer_ends_the_shared_workers_episodes(root: str
+                                                                                  ) -> None:
+    """The default's limit (docs/runtime.md): with the worlds of a mix in one worker, the
+    benign instance reads the forged answer too, and its episode ends (named, unscored), not
+    scored on a forged observation; ``step()`` raises nothing."""
+    forged = _forge(root, FORGE, isolation="process", num_workers=1)
+    assert forged[1] == ["forged"] * 3
+    assert forged[6] == ["broke the reply protocol"] * 3 and forged[4] == [True] * 3
 
 
 class _Script:
