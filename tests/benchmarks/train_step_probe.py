@@ -31,7 +31,9 @@ Sides:
   the batch in a thread while the other half samples);
 * ``trl``: ``trl.GRPOTrainer(environment_factory=...)`` with :mod:`awm_gym.integrations.trl`
   (TRL's tool loop, TRL's Qwen2.5 template with the one tool's schema, the whole conversation in
-  every prompt, ``max_completion_length`` over all turns).
+  every prompt, ``max_completion_length`` over all turns); ``--trl-format ours``: our prompt,
+  our call text and our cut of tool results in TRL's loop (:data:`OURS_AS_CHATML`), so that a
+  checkpoint trained in our format works on both sides.
 
 Per step: wall time, split into generate / env / train / sync where the side lets us see it,
 episodes per second, the success rate of the step's episodes, model turns and tokens per
