@@ -79,14 +79,16 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
     import agents.grpo.train as train_mod
     from agents.chat_format import ChatRenderer
     from agents.config import ModelConfig, RunConfig, TrainConfig
-    from agents.grpo.config import OptimConfig, RolloutConfig
+    from agents.grpo.config import BackendKind, OptimConfig, RolloutConfig
     from agents.grpo.rollout import collect_episodes
     from agents.grpo.train import GRPOSetup, GRPOTrainer
     from agents.lora import LoRAConfig, apply_lora
     from agents.pipeline import make_envs, record_oracle
     from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer
     from agents.policies.sampling import SamplingConfig
+    from agents.policies.vllm_policy import VLLMEngineConfig
     from agents.sft import SFTConfig, run_sft, sft_examples
+    from agents.stages.training import sampling_policy
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -98,9 +100,10 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                                               max_new_tokens=a.max_new_tokens),
                       rollout=RolloutConfig(worlds=(WORLD,), groups_per_step=a.groups,
                                             group_size=a.group_size, max_turns=a.max_turns,
-                                            backend="hf", num_workers=a.env_workers),
+                                            backend=a.ours_backend, num_workers=a.env_workers),
                       optim=OptimConfig(lr=a.lr, micro_batch_tokens=a.micro_batch_tokens),
-                      sft=SFTConfig(epochs=a.warm_start_steps, lr=1e-2, batch_size=4))
+                      sft=SFTConfig(epochs=a.warm_start_steps, lr=1e-2, batch_size=4),
+                      vllm=VLLMEngineConfig(max_model_len=a.vllm_max_model_len))
     envs = make_envs(cfg.rollout, cfg.rollout.episodes_per_step)
     pipelined = [mode == "pipelined" or (mode == "ab" and k % 2 == 1) for k in range(a.steps)]
     calls = iter(pipelined)
@@ -122,8 +125,11 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
             model = _from_adapter(model, a.adapter)
         elif cfg.model.lora.is_enabled:
             model = apply_lora(model, cfg.model.lora)
-        policy = HFPolicy(model, tokenizer, cfg.chat, cfg.sampling,
-                          batch_size=cfg.rollout.hf_batch_size)
+        if a.ours_backend == "vllm":  # awm train's sampler: the engine, weights synced each step
+            model, policy = sampling_policy(cfg, model, tokenizer, a.model, BackendKind.VLLM)
+        else:
+            policy = HFPolicy(model, tokenizer, cfg.chat, cfg.sampling,
+                              batch_size=cfg.rollout.hf_batch_size)
         setup = GRPOSetup(cfg.rollout, cfg.grpo, cfg.optim, cfg.sampling.temperature, a.seed)
         train_mod.collect_episodes = collect
         trainer = GRPOTrainer(model, tokenizer, envs, policy, setup)
@@ -143,6 +149,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
                                          for tr in trainer.last_trajectories for t in tr.turns),
                              pipelined=pipelined[k]))
         runtime = repr(envs.runtime)
+        policy.close()
     finally:
         envs.close()
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb(),
@@ -394,6 +401,11 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
                    help="our rollout env's num_workers: auto (the default: shards from 128 "
                         "instances on 2 cores), 0 (this process) or k")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ours-backend", default="hf", choices=("hf", "vllm"),
+                   help="our side's sampler: hf (transformers generate, as TRL's side) or vllm "
+                        "(awm train's default where vLLM is installed)")
+    p.add_argument("--vllm-max-model-len", type=int, default=2048,
+                   help="--ours-backend vllm: the engine's context (scripts/real_model.py's)")
     p.add_argument("--micro-batch-tokens", type=int, default=OptimConfigDefaults.micro_batch_tokens,
                    help="our side's tokens per forward/backward pass (SmolLM2 from an adapter "
                         "over 5 turns: 4096, as scripts/real_model.py; the default grew past "
