@@ -37,9 +37,12 @@ def test_train_step_side_by_side(tmp_path):
     assert "| trl |" in result["table"]
 
 
-def test_both_sides_from_one_saved_adapter(tmp_path):
+@pytest.mark.parametrize("backend", ["hf", "vllm"])
+def test_both_sides_from_one_saved_adapter(tmp_path, backend):
     """``--adapter`` with ``--trl-format ours`` (issue 40, item 4): both sides load one saved
-    LoRA adapter and train it on, TRL's in our chat format."""
+    LoRA adapter and train it on, TRL's in our chat format; ours samples with ``backend``."""
+    if backend == "vllm":
+        pytest.importorskip("vllm")
     from agents.lora import LoRAConfig, apply_lora
     from agents.policies.hf_policy import load_model_and_tokenizer
     from agents.tiny_model import TinyModelConfig, build_tiny_model
@@ -50,7 +53,8 @@ def test_both_sides_from_one_saved_adapter(tmp_path):
     result = train_step_probe.main(["--steps", str(STEPS), "--model-path", str(model_dir),
                                     "--adapter", str(tmp_path / "adapter"), "--lora-r", "4",
                                     "--trl-format", "ours", "--catalogue", "names",
-                                    "--history-turns", "1", "--sides", "ours", "trl"])
+                                    "--history-turns", "1", "--ours-backend", backend,
+                                    "--sides", "ours", "trl"])
     assert set(result["sides"]) == {"ours", "trl"}
     for side, r in result["sides"].items():
         assert r["warm_start_s"] < 1.0, side  # no warm start: the adapter is the start
