@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from collections.abc import Iterator
 from typing import Any
@@ -34,6 +35,7 @@ from .parallel.engine import gathered
 logger = logging.getLogger(__name__)
 
 __all__ = ["LoRAConfig", "apply_lora", "enable_gradient_checkpointing", "causal_lm",
+           "load_adapter",
            "checkpoint_state", "iter_checkpoint_state", "is_peft_model"]
 
 _ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -97,6 +99,24 @@ def apply_lora(model: Any, cfg: LoRAConfig) -> Any:
     logger.info("LoRA r=%d on %s: %d of %d parameters train", cfg.r, list(cfg.target_modules),
                 trainable, total)
     return wrapped
+
+
+def load_adapter(model: Any, folder: str | os.PathLike[str]) -> Any:
+    """``model`` wrapped with the saved LoRA adapter in ``folder`` (peft's format), trainable:
+    how a run resumes, and how every GRPO variant starts from one saved SFT checkpoint.
+
+    Raises:
+        ModelLoadError: peft is not installed.
+
+    Example:
+        >>> model = load_adapter(base, "out/grpo_gain/adapter_sft")     # doctest: +SKIP
+    """
+    try:
+        from peft import PeftModel
+    except ImportError as e:
+        raise ModelLoadError("LoRA needs peft: pip install 'awm-gym[lora]' (or pip install peft)."
+                             ) from e
+    return PeftModel.from_pretrained(model, str(folder), is_trainable=True)
 
 
 def enable_gradient_checkpointing(model: Any) -> None:

@@ -137,12 +137,11 @@ def _sft_checkpoint(cfg: TrainConfig, split: Split, out: Path, train_envs: Any,
 
 def _from_checkpoint(cfg: TrainConfig, folder: Path) -> tuple[Any, Any]:
     """The base model with the SFT checkpoint's adapters, trainable."""
-    from peft import PeftModel
-
+    from agents.lora import load_adapter
     from agents.policies.hf_policy import load_model_and_tokenizer
 
     base, tokenizer = load_model_and_tokenizer(cfg.model.path, cfg.run.device)
-    return PeftModel.from_pretrained(base, str(folder), is_trainable=True), tokenizer
+    return load_adapter(base, folder), tokenizer
 
 
 def _run_variant(name: str, cfg: TrainConfig, folder: Path, train_envs: Any, policy: Any,

@@ -251,13 +251,13 @@ def load_checkpoint_model(path: str | os.PathLike[str], device: str = "auto",
                           dtype: str = "float32") -> tuple[Any, Any]:
     """The model and tokenizer a checkpoint holds, ready to train on: a full model as saved,
     or for LoRA the base model with the adapter loaded on it, trainable
-    (``PeftModel.from_pretrained(is_trainable=True)``), as the run had it."""
+    (:func:`~agents.lora.load_adapter`), as the run had it."""
     from ..policies.hf_policy import load_model_and_tokenizer
 
     base = adapter_base_model(path)
     if base is None:
         return load_model_and_tokenizer(str(path), device, dtype)
-    from peft import PeftModel
+    from ..lora import load_adapter
 
     model, tokenizer = load_model_and_tokenizer(base, device, dtype)
-    return PeftModel.from_pretrained(model, str(path), is_trainable=True), tokenizer
+    return load_adapter(model, path), tokenizer

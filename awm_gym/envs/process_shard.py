@@ -237,8 +237,10 @@ class StepDeadlines:
         (no world code runs in the worker then, so world code that claimed it was) the last
         action that ran; :data:`~awm_gym.envs.runtime.LOADING` while loading a world; None
         before any."""
-        if not self.reported or self.reported[-1] != VERIFYING:
-            return self.reported[-1] if self.reported else None
+        if not self.reported:
+            return None
+        if self.reported[-1] != VERIFYING:
+            return self.reported[-1]
         return next((pos for pos in reversed(self.reported) if pos >= 0), None)
 
     @property

@@ -55,8 +55,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-WORLD, TASK, TOOLS = "spotify", 2, ("list_followed_artists",)
-"""The default world, task and (TRL's side) tools: task 2's reference solution's one tool."""
+WORLD, TASK = "spotify", 2
+"""The default world and task (task 2's reference solution calls ``list_followed_artists``
+once: the one tool TRL's side then offers)."""
 SIDES = ("ours", "ours-pipelined", "trl", "pipeline-ab")
 _MODES = {"ours": "plain", "ours-pipelined": "pipelined", "pipeline-ab": "ab"}
 
@@ -82,7 +83,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
     from agents.grpo.config import BackendKind, OptimConfig, RolloutConfig
     from agents.grpo.rollout import collect_episodes
     from agents.grpo.train import GRPOSetup, GRPOTrainer
-    from agents.lora import LoRAConfig, apply_lora
+    from agents.lora import LoRAConfig, apply_lora, load_adapter
     from agents.pipeline import make_envs, record_oracle
     from agents.policies.hf_policy import HFPolicy, load_model_and_tokenizer
     from agents.policies.sampling import SamplingConfig
@@ -122,7 +123,7 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
             run_sft(model, examples, cfg.sft, tokenizer.pad_token_id, seed=a.seed)
         warm_s = time.perf_counter() - t
         if a.adapter:
-            model = _from_adapter(model, a.adapter)
+            model = load_adapter(model, a.adapter)
         elif cfg.model.lora.is_enabled:
             model = apply_lora(model, cfg.model.lora)
         if a.ours_backend == "vllm":  # awm train's sampler: the engine, weights synced each step
@@ -154,13 +155,6 @@ def run_ours(a: argparse.Namespace, mode: str) -> dict[str, Any]:
         envs.close()
     return {"warm_start_s": warm_s, "steps": rows, "peak_rss_mb": _peak_rss_mb(),
             "env_runtime": runtime}
-
-
-def _from_adapter(model: Any, folder: str) -> Any:
-    """``model`` with the saved LoRA adapter in ``folder``, trainable (both sides start here)."""
-    from peft import PeftModel
-
-    return PeftModel.from_pretrained(model, folder, is_trainable=True)
 
 
 OURS_AS_CHATML = (
@@ -195,8 +189,6 @@ def _trl_tools(a: argparse.Namespace) -> tuple[str, ...] | None:
     the world with ``--trl-format ours`` (the catalogue is in the system prompt, not schemas)."""
     if a.trl_format == "ours":
         return None
-    if list(a.tasks) == [TASK]:
-        return TOOLS
     from awm_gym.worlds.records import BUILTIN_WORLDS_DIR
     from awm_gym.worlds.world_set import load_world_set
 
@@ -251,6 +243,7 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
     from trl import GRPOConfig, GRPOTrainer
     from trl.chat_template_utils import add_response_schema, qwen2_5_chat_template
 
+    from agents.lora import load_adapter
     from awm_gym.integrations import episodes
     from awm_gym.integrations.trl import awm_reward, make_environment, task_dataset
 
@@ -277,7 +270,7 @@ def run_trl(a: argparse.Namespace) -> dict[str, Any]:
                                  task_type="CAUSAL_LM")
     model = AutoModelForCausalLM.from_pretrained(a.model)
     if a.adapter:
-        model = _from_adapter(model, a.adapter)
+        model = load_adapter(model, a.adapter)
     env_cls = make_environment(f"AWM/{WORLD}-v0", tool_names=_trl_tools(a),
                                max_episode_steps=a.max_turns)
     try:
@@ -365,6 +358,7 @@ def _table(results: dict[str, dict[str, Any]]) -> str:
 
 
 def _parse(argv: list[str] | None = None) -> argparse.Namespace:
+    from agents.chat_format import ChatFormatConfig
     from agents.grpo.config import OptimConfig as OptimConfigDefaults
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -391,10 +385,10 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
                         "list_followed_artists result is ~870 tiny-model tokens")
     p.add_argument("--trl-format", default="qwen2.5", choices=("qwen2.5", "ours"),
                    help="TRL's chat format: qwen2.5 (TRL's copy of the Qwen2.5 template, the "
-                        "tools' JSON schemas in the system prompt) or ours (the model's own "
-                        "template and our system prompt with --catalogue, tool calls parsed "
-                        "as Qwen2.5's: an --adapter trained in our format, from one SFT "
-                        "checkpoint)")
+                        "tools' JSON schemas in the system prompt) or ours (OURS_AS_CHATML: "
+                        "our system prompt with --catalogue, our call text, tool results cut "
+                        "as ours, calls parsed with Qwen2.5's parser; for an --adapter "
+                        "trained in our format)")
     p.add_argument("--trl-log-completions", action="store_true",
                    help="TRL prints each step's rollouts (to see what its side's model writes)")
     p.add_argument("--env-workers", default="auto",
@@ -424,7 +418,7 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--catalogue", default=None, choices=("full", "compact", "names", "none"),
                    help="our side's tool catalogue (default: compact with --smollm2, else "
                         "none); match the chat format an --adapter was trained with")
-    p.add_argument("--history-turns", type=int, default=3,
+    p.add_argument("--history-turns", type=int, default=ChatFormatConfig.history_turns,
                    help="our side's window of past turns (match an --adapter's training)")
     p.add_argument("--out", default=None, help="write the results here (JSON)")
     p.add_argument("--model-path", default=None,

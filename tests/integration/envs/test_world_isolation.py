@@ -82,9 +82,10 @@ def test_under_process_isolation_worlds_of_a_mix_share_a_worker(root: str) -> No
 
 def _forge(root: str, forged_turn: str, **options: Any) -> list[Any]:
     """Instances 0 and 1 run the hostile world, 2 the benign one, all three acting every step:
-    add, then ``forged_turn`` for 0 (the others add), count, answer. Returns each step's
-    observations, then the last step's rewards, truncations, verifier labels and worker errors
-    (``step()`` must not raise)."""
+    add, then ``forged_turn`` for 0 (the others add), count, answer; an instance whose episode
+    ended is passed None. Returns the observations of the first three steps, then the last
+    step's rewards, whether each episode ended truncated, the last step's verifier labels and
+    each instance's worker error (``step()`` must not raise)."""
     envs = AWMVectorEnv(num_envs=3, world_set=root, max_episode_steps=10, **options)
     try:
         envs.reset(seed=[0, 1, 2], options={"world": [HOSTILE, HOSTILE, BENIGN]})
