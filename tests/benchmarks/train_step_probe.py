@@ -189,11 +189,16 @@ def _trl_tools(a: argparse.Namespace) -> tuple[str, ...] | None:
     the world with ``--trl-format ours`` (the catalogue is in the system prompt, not schemas)."""
     if a.trl_format == "ours":
         return None
+    world = _world()
+    return tuple(sorted({c.tool for k in a.tasks for c in world.solutions[k].calls}))
+
+
+def _world() -> Any:
+    """The built-in :data:`WORLD` (its tasks and reference solutions)."""
     from awm_gym.worlds.records import BUILTIN_WORLDS_DIR
     from awm_gym.worlds.world_set import load_world_set
 
-    world = load_world_set(BUILTIN_WORLDS_DIR)[WORLD]
-    return tuple(sorted({c.tool for k in a.tasks for c in world.solutions[k].calls}))
+    return load_world_set(BUILTIN_WORLDS_DIR)[WORLD]
 
 
 # -- TRL's trainer -------------------------------------------------------------------------------
@@ -429,7 +434,14 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--side", choices=SIDES, default=None, help=argparse.SUPPRESS)
     p.add_argument("--model", default=None, help=argparse.SUPPRESS)
     p.add_argument("--work", default=None, help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    if a.adapter and not (Path(a.adapter) / "adapter_config.json").is_file():
+        p.error(f"--adapter {a.adapter}: not a saved LoRA adapter (no adapter_config.json); "
+                "pass the folder save_pretrained wrote, e.g. out/grpo_gain/adapter_sft")
+    count = len(_world().tasks)
+    if any(not 0 <= k < count for k in a.tasks):
+        p.error(f"--tasks {a.tasks}: {WORLD} has tasks 0..{count - 1}")
+    return a
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
