@@ -79,18 +79,13 @@ def apply_lora(model: Any, cfg: LoRAConfig) -> Any:
     Raises:
         ModelLoadError: peft is not installed.
     """
-    try:
-        from peft import LoraConfig as PeftLoraConfig
-        from peft import get_peft_model
-    except ImportError as e:
-        raise ModelLoadError("LoRA needs peft: pip install 'awm-gym[lora]' (or pip install peft)."
-                             ) from e
+    peft = _peft()
     import torch
 
-    peft_cfg = PeftLoraConfig(r=cfg.r, lora_alpha=cfg.alpha, lora_dropout=cfg.dropout,
+    peft_cfg = peft.LoraConfig(r=cfg.r, lora_alpha=cfg.alpha, lora_dropout=cfg.dropout,
                               target_modules=list(cfg.target_modules), bias="none",
                               task_type="CAUSAL_LM")
-    wrapped = get_peft_model(model, peft_cfg, autocast_adapter_dtype=True)
+    wrapped = peft.get_peft_model(model, peft_cfg, autocast_adapter_dtype=True)
     for param in wrapped.parameters():
         if param.requires_grad and param.dtype != torch.float32:
             param.data = param.data.float()
@@ -111,12 +106,17 @@ def load_adapter(model: Any, folder: str | os.PathLike[str]) -> Any:
     Example:
         >>> model = load_adapter(base, "out/grpo_gain/adapter_sft")     # doctest: +SKIP
     """
+    return _peft().PeftModel.from_pretrained(model, str(folder), is_trainable=True)
+
+
+def _peft() -> Any:
+    """The ``peft`` module, or :class:`ModelLoadError` naming the extra that installs it."""
     try:
-        from peft import PeftModel
+        import peft
     except ImportError as e:
         raise ModelLoadError("LoRA needs peft: pip install 'awm-gym[lora]' (or pip install peft)."
                              ) from e
-    return PeftModel.from_pretrained(model, str(folder), is_trainable=True)
+    return peft
 
 
 def enable_gradient_checkpointing(model: Any) -> None:

@@ -44,6 +44,7 @@ sampled turn; TRL: the longest completion, tool results included).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -193,8 +194,9 @@ def _trl_tools(a: argparse.Namespace) -> tuple[str, ...] | None:
     return tuple(sorted({c.tool for k in a.tasks for c in world.solutions[k].calls}))
 
 
+@functools.cache
 def _world() -> Any:
-    """The built-in :data:`WORLD` (its tasks and reference solutions)."""
+    """The built-in :data:`WORLD` (its tasks and reference solutions), loaded once a process."""
     from awm_gym.worlds.records import BUILTIN_WORLDS_DIR
     from awm_gym.worlds.world_set import load_world_set
 
